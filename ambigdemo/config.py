@@ -1,0 +1,61 @@
+"""All configuration in one place: paths, presets and pipeline knobs, overridable by environment."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MAX_QUESTION_CHARS = 300
+
+
+def _default_data_dir() -> Path:
+    """Judgments and caches: ``AMBIGDEMO_DATA_DIR``, else ``/data`` on a Space, else ``./data``."""
+    if os.environ.get("AMBIGDEMO_DATA_DIR"):
+        return Path(os.environ["AMBIGDEMO_DATA_DIR"])
+    if os.environ.get("SPACE_ID") and Path("/data").is_dir() and os.access("/data", os.W_OK):
+        return Path("/data/ambigdemo")
+    return ROOT / "data"
+
+
+@dataclass(frozen=True)
+class Config:
+    """Knobs of one running app; ``Config.from_env()`` reads ``AMBIGDEMO_*`` overrides."""
+
+    preset: str = "embedded"
+    models_dir: Path = ROOT / "models"
+    data_dir: Path = field(default_factory=_default_data_dir)
+    index_dir: Path | None = None
+    top_k: int = 8
+    max_answers: int = 5
+    use_generator: bool = True
+    max_new_tokens: int = 160
+    threads: int = 0
+    concurrency: int = 2
+    admin_token: str = ""
+    annotator_daily_cap: int = 200
+
+    @classmethod
+    def from_env(cls, **overrides) -> "Config":
+        env = os.environ
+        base = cls(
+            preset=env.get("AMBIGDEMO_PRESET", cls.preset),
+            models_dir=Path(env.get("AMBIGDEMO_MODELS_DIR", str(ROOT / "models"))),
+            index_dir=Path(env["AMBIGDEMO_INDEX_DIR"]) if env.get("AMBIGDEMO_INDEX_DIR") else None,
+            top_k=int(env.get("AMBIGDEMO_TOP_K", cls.top_k)),
+            use_generator=env.get("AMBIGDEMO_GENERATOR", "1") != "0",
+            threads=int(env.get("AMBIGDEMO_THREADS", cls.threads)),
+            concurrency=int(env.get("AMBIGDEMO_CONCURRENCY", cls.concurrency)),
+            admin_token=env.get("AMBIGDEMO_ADMIN_TOKEN", ""),
+            annotator_daily_cap=int(env.get("AMBIGDEMO_DAILY_CAP", cls.annotator_daily_cap)),
+        )
+        return replace(base, **overrides)
+
+    @property
+    def preset_dir(self) -> Path:
+        return self.models_dir / self.preset
+
+    @property
+    def judgments_db(self) -> Path:
+        return self.data_dir / "judgments.sqlite"

@@ -1,0 +1,76 @@
+"""Typed, JSON-serialisable results that cross module boundaries."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One retrieved Wikipedia passage; ``id`` is stable across runs of one index."""
+
+    id: str
+    title: str
+    text: str
+    score: float = 0.0
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Word-level difference between the prompt question and a rewrite."""
+
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A distinct answer: its surface form, aliases folded into it, and its evidence."""
+
+    text: str
+    score: float
+    passages: list[str]
+    aliases: list[str] = field(default_factory=list)
+    context: str = ""
+
+
+@dataclass(frozen=True)
+class Interpretation:
+    """One reading of the question: a disambiguated rewrite and its answer."""
+
+    question: str
+    answer: str
+    passages: list[str]
+    score: float
+    edit: Edit
+    source: str = "rule"
+
+
+@dataclass
+class Result:
+    """Everything the pipeline returns for one question."""
+
+    question: str
+    interpretations: list[Interpretation] = field(default_factory=list)
+    paragraph: str = ""
+    passages: list[Passage] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    message: str = ""
+
+    @property
+    def ambiguous(self) -> bool:
+        return len(self.interpretations) > 1
+
+    @property
+    def answered(self) -> bool:
+        return bool(self.interpretations)
+
+    def to_dict(self) -> dict:
+        return {
+            "question": self.question,
+            "interpretations": [asdict(i) for i in self.interpretations],
+            "paragraph": self.paragraph,
+            "passages": [asdict(p) for p in self.passages],
+            "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
+            "message": self.message,
+        }
