@@ -1,0 +1,5 @@
+import sys
+
+from ambigdemo.cli import main
+
+sys.exit(main())
