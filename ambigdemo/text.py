@@ -14,18 +14,22 @@ PTB_PUNCTUATION = {
     "''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RCB-",
     ".", "?", "!", ",", ":", "-", "--", "...", ";",
 }
+# PTB escapes as Stanford's tokenizer writes them with -lowerCase: the lowercased bracket tokens
+# no longer match PTB_PUNCTUATION, so pycocoevalcap keeps them (e.g. "-lrb-").
+_PTB_ESCAPES = {"(": "-lrb-", ")": "-rrb-", "[": "-lsb-", "]": "-rsb-", "{": "-lcb-", "}": "-rcb-", "£": "#", "€": "$"}
+_PTB_CHARS = str.maketrans({"\u2019": "'", "\u2018": "'", '"': " '' ", "\u2013": " -- ", "\u2014": " -- ", "\u200b": ""})
+_PTB_SPLIT_WORDS = re.compile(r"(?i)\b(can)(not)\b|\b(gim|lem)(me)\b|\b(gon|wan)(na)\b|\b(got)(ta)\b")
+_CLITIC_TAIL = r"(?:[sSmMdD]|ll|LL|re|RE|ve|VE)\b"
 _PTB_TOKEN = re.compile(
-    r"""(?x)
-    (?:[A-Za-z]\.){2,}            # abbreviations: u.s.
-    | \d+(?:[.,:]\d+)+            # numbers with separators: 1,000  3.5  10:30
-    | n't | N'T                   # contraction tail
-    | '(?:s|m|d|ll|re|ve|S|M|D|LL|RE|VE)\b
-    | \w+(?=n't\b)                # the word before n't
-    | [\w]+(?:[-'][\w]+)*         # words, hyphenated words
-    | \.\.\. | -- | ``| ''
-    | [^\w\s]                     # any other symbol
+    rf"""(?x)
+    (?:[A-Za-z]\.){{2,}}                                  # abbreviations: u.s.
+    | [nN]'[tT] | '{_CLITIC_TAIL}                         # clitics: n't 's 'll
+    | \w+(?=[nN]'[tT]\b)                                 # the word before n't
+    | (?:\b[A-Za-z]'(?!{_CLITIC_TAIL}))?                  # o'neill, d'arthur
+      \w+(?:(?:[-/.]|(?<=\d)[,:](?=\d)|(?<=[A-Z])&(?=[A-Z]))\w+)*  # well-known, 1,000, 10:30, R&B
+    | \.\.\. | -- | `` | ''
+    | [^\w\s]                                            # any other symbol
     """,
-    re.UNICODE,
 )
 
 
@@ -38,9 +42,14 @@ def normalize_answer(s: str) -> str:
 
 
 def ptb_tokenize(s: str) -> list[str]:
-    """Lowercased PTB-style tokens with punctuation removed, as the official AmbigQA script sees them."""
-    tokens = _PTB_TOKEN.findall(s.replace("\u2019", "'").replace('"', " '' "))
-    return [t.lower() for t in tokens if t not in PTB_PUNCTUATION]
+    """Lowercased PTB-style tokens with punctuation removed, as the official AmbigQA script sees them.
+
+    Mirrors Stanford PTBTokenizer 3.4.1 (``-lowerCase``) plus pycocoevalcap's punctuation filter:
+    clitics split (``john 's``, ``do n't``, ``can not``), brackets escaped and kept (``-lrb-``).
+    """
+    s = _PTB_SPLIT_WORDS.sub(lambda m: " ".join(g for g in m.groups() if g), s.translate(_PTB_CHARS))
+    tokens = [_PTB_ESCAPES.get(t, t).lower() for t in _PTB_TOKEN.findall(s)]
+    return [t for t in tokens if t not in PTB_PUNCTUATION]
 
 
 def words(s: str) -> list[str]:
