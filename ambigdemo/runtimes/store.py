@@ -1,0 +1,443 @@
+"""Durable store of pairwise human judgments: one SQLite file in WAL mode, safe for many writers.
+
+Durability: ``journal_mode=WAL`` with ``synchronous=FULL``. Under WAL, ``NORMAL`` already keeps
+every acknowledged commit across a SIGKILL of the app (the WAL frames are in the OS page cache
+before ``COMMIT`` returns), but it may roll back the last commits on power loss or a VM/host
+crash because the WAL is only fsynced at checkpoints. ``FULL`` fsyncs the WAL on every commit,
+so an acknowledged judgment survives both; human clicks are rare enough for the fsync to be free.
+
+Concurrency: one connection per thread and per process (reopened after a fork); every write is
+one ``BEGIN IMMEDIATE`` transaction, so the idempotency, one-verdict-per-pair and daily-cap checks
+cannot race; waiting writers queue on ``busy_timeout``.
+
+Rules: ``client_key`` is an idempotency key (a double click stores one judgment and returns the
+first); an annotator gives at most one counted verdict (``vote`` or ``both_bad``) per pair, while
+``skip`` rows never block a later vote and are exempt from the daily cap (they carry no verdict).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import hashlib
+import hmac
+import json
+import logging
+import os
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+CRITERIA_LABELS = ("A", "B", "tie")
+VERDICTS = ("vote", "skip", "both_bad")
+BUSY_TIMEOUT_MS = 30_000
+
+_SCHEMA_V1 = f"""
+CREATE TABLE judgments (
+    id TEXT PRIMARY KEY,
+    client_key TEXT NOT NULL UNIQUE,
+    question TEXT NOT NULL,
+    pair_id TEXT NOT NULL,
+    system_a TEXT NOT NULL,
+    system_b TEXT NOT NULL,
+    answer_a TEXT NOT NULL,
+    answer_b TEXT NOT NULL,
+    left_is TEXT NOT NULL,
+    annotator TEXT NOT NULL,
+    acc_a TEXT NOT NULL,
+    acc_a_total INTEGER NOT NULL,
+    acc_b TEXT NOT NULL,
+    acc_b_total INTEGER NOT NULL,
+    comprehensiveness TEXT NOT NULL CHECK (comprehensiveness IN {CRITERIA_LABELS}),
+    fluency TEXT NOT NULL CHECK (fluency IN {CRITERIA_LABELS}),
+    overall TEXT NOT NULL CHECK (overall IN {CRITERIA_LABELS}),
+    verdict TEXT NOT NULL CHECK (verdict IN {VERDICTS}),
+    comment TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    app_version TEXT NOT NULL
+);
+CREATE UNIQUE INDEX one_verdict_per_pair ON judgments (annotator, pair_id) WHERE verdict != 'skip';
+CREATE INDEX by_annotator_time ON judgments (annotator, created_at);
+"""
+
+# MIGRATIONS[v] upgrades a database at user_version v to v + 1.
+MIGRATIONS: tuple[str, ...] = (_SCHEMA_V1,)
+
+
+class StoreError(Exception):
+    """Base class of the judgment rules a caller can show to an annotator."""
+
+
+class DuplicateJudgment(StoreError):
+    """The annotator already gave a verdict on this pair (same question and systems)."""
+
+
+class CapReached(StoreError):
+    """The annotator reached the daily cap of counted judgments (UTC day)."""
+
+
+def utc_now() -> str:
+    """Current time as the store's timestamp format: ISO 8601, UTC, microseconds."""
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def check_admin_token(token: str, expected_token: str) -> None:
+    """Raise ``PermissionError`` unless an admin token is configured and ``token`` equals it."""
+    if not expected_token:
+        raise PermissionError("no admin token is configured (AMBIGDEMO_ADMIN_TOKEN)")
+    if not hmac.compare_digest(token.encode(), expected_token.encode()):
+        raise PermissionError("wrong admin token")
+
+
+def pair_id(question: str, system_x: str, system_y: str) -> str:
+    """Stable id of (question, unordered pair of systems): whitespace- and case-insensitive."""
+    key = json.dumps([" ".join(question.split()).casefold(), sorted([system_x, system_y])])
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:20]
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """One pairwise judgment, with everything needed to reproduce it.
+
+    ``A``/``B`` in ``comprehensiveness``/``fluency``/``overall`` always mean ``system_a``/``system_b``;
+    ``left_is`` names the system that was displayed on the left (the UI shows ``system_a`` there).
+    ``answer_a``/``answer_b`` are the full answers as JSON text. ``acc_a`` lists the indices of the
+    interpretations the annotator ticked as correctly answered by A, out of ``acc_a_total`` (ASQA ACC).
+    """
+
+    id: str
+    client_key: str
+    question: str
+    pair_id: str
+    system_a: str
+    system_b: str
+    answer_a: str
+    answer_b: str
+    left_is: str
+    annotator: str
+    acc_a: list[int] = field(default_factory=list)
+    acc_a_total: int = 0
+    acc_b: list[int] = field(default_factory=list)
+    acc_b_total: int = 0
+    comprehensiveness: str = "tie"
+    fluency: str = "tie"
+    overall: str = "tie"
+    verdict: str = "vote"
+    comment: str = ""
+    created_at: str = ""
+    started_at: str = ""
+    app_version: str = ""
+
+    def __post_init__(self) -> None:
+        _check(bool(self.id and self.client_key and self.annotator), "id, client_key and annotator are required")
+        _check(self.system_a != self.system_b, "system_a and system_b must differ")
+        _check(self.left_is in (self.system_a, self.system_b), "left_is must be system_a or system_b")
+        _check(self.verdict in VERDICTS, f"verdict must be one of {VERDICTS}")
+        for name in ("comprehensiveness", "fluency", "overall"):
+            _check(getattr(self, name) in CRITERIA_LABELS, f"{name} must be one of {CRITERIA_LABELS}")
+        for ticked, total in ((self.acc_a, self.acc_a_total), (self.acc_b, self.acc_b_total)):
+            _check(all(0 <= i < total for i in ticked) and len(set(ticked)) == len(ticked),
+                   "acc indices must be distinct and below their total")
+        _check(self.pair_id == pair_id(self.question, self.system_a, self.system_b), "pair_id does not match")
+
+    @classmethod
+    def new(cls, *, question: str, system_a: str, system_b: str, answer_a: Any, answer_b: Any,
+            annotator: str, client_key: str = "", left_is: str = "", **fields: Any) -> "Judgment":
+        """A fresh judgment: new id, ``pair_id`` and ``created_at``; answers may be dicts (JSON-encoded)."""
+        new_id = str(uuid.uuid4())
+        fields.setdefault("created_at", utc_now())
+        return cls(
+            id=new_id, client_key=client_key or new_id, question=question,
+            pair_id=pair_id(question, system_a, system_b), system_a=system_a, system_b=system_b,
+            answer_a=_json_text(answer_a), answer_b=_json_text(answer_b), left_is=left_is or system_a,
+            annotator=annotator, **fields,
+        )
+
+    @property
+    def counted(self) -> bool:
+        """Whether the judgment carries a verdict (``vote`` or ``both_bad``), as opposed to ``skip``."""
+        return self.verdict != "skip"
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def to_row(self) -> dict[str, str | int]:
+        """Flat form for SQLite and CSV: lists become JSON text."""
+        return {k: json.dumps(v) if isinstance(v, list) else v for k, v in self.to_dict().items()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Judgment":
+        """Inverse of ``to_dict`` and ``to_row``: accepts JSON text or lists, strings or ints."""
+        missing = [f.name for f in FIELDS if f.name not in data]
+        _check(not missing, f"missing fields: {missing}")
+        return cls(**{f.name: _coerce(f.type, data[f.name]) for f in FIELDS})
+
+
+FIELDS = dataclasses.fields(Judgment)
+COLUMNS = tuple(f.name for f in FIELDS)
+
+
+def _check(ok: bool, message: str) -> None:
+    if not ok:
+        raise ValueError(message)
+
+
+def _json_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _coerce(kind: str, value: Any) -> Any:
+    if kind == "list[int]":
+        return [int(i) for i in (json.loads(value) if isinstance(value, str) else value)]
+    if kind == "int":
+        return int(value)
+    return str(value)
+
+
+def _day_bounds(timestamp: str) -> tuple[str, str]:
+    """The UTC calendar day of a store timestamp, as a half-open range of timestamp strings."""
+    day = date.fromisoformat(timestamp[:10])
+    return day.isoformat(), (day + timedelta(days=1)).isoformat()
+
+
+class JudgmentStore:
+    """Judgments in one SQLite file; safe to share between threads, and to open from many processes."""
+
+    def __init__(self, path: str | os.PathLike, daily_cap: int = 0, mirror: "HubMirror | None" = None):
+        self.path = Path(path)
+        self.daily_cap = daily_cap
+        self.mirror = mirror
+        self._local = threading.local()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._migrate(self._conn())
+
+    def _conn(self) -> sqlite3.Connection:
+        """This thread's connection, opened on first use and reopened in a forked child."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None or self._local.pid != os.getpid():
+            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            conn.row_factory = sqlite3.Row
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            self._local.conn, self._local.pid = conn, os.getpid()
+        return conn
+
+    def close(self) -> None:
+        """Close this thread's connection (others close when their thread ends)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None and self._local.pid == os.getpid():
+            conn.close()
+        self._local.conn = None
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        with _transaction(conn):
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise RuntimeError(f"{self.path} has schema v{version}; this code knows v{SCHEMA_VERSION}")
+            for step in range(version, SCHEMA_VERSION):
+                for statement in MIGRATIONS[step].split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    @property
+    def schema_version(self) -> int:
+        return self._conn().execute("PRAGMA user_version").fetchone()[0]
+
+    def add(self, j: Judgment) -> tuple[Judgment, bool]:
+        """Store ``j`` atomically; returns ``(stored, created)``.
+
+        A repeated ``client_key`` returns the stored judgment with ``created=False``; raises
+        ``DuplicateJudgment`` when the annotator already judged the pair, ``CapReached`` past the cap.
+        """
+        conn = self._conn()
+        with _transaction(conn):
+            existing = conn.execute("SELECT * FROM judgments WHERE client_key = ?", (j.client_key,)).fetchone()
+            if existing is not None:
+                return _from_sql(existing), False
+            if j.counted:
+                self._check_rules(conn, j)
+            _insert(conn, j, or_ignore=False)
+        if self.mirror is not None:
+            self.mirror.append(j)
+        return j, True
+
+    def _check_rules(self, conn: sqlite3.Connection, j: Judgment) -> None:
+        if conn.execute(
+            "SELECT 1 FROM judgments WHERE annotator = ? AND pair_id = ? AND verdict != 'skip'",
+            (j.annotator, j.pair_id),
+        ).fetchone():
+            raise DuplicateJudgment(f"{j.annotator!r} already judged this pair of answers")
+        if self.daily_cap > 0 and self.count_today(j.annotator, j.created_at, conn) >= self.daily_cap:
+            raise CapReached(
+                f"{j.annotator!r} reached the daily cap of {self.daily_cap} judgments; thank you, come back tomorrow (UTC)"
+            )
+
+    def count_today(self, annotator: str, at: str = "", conn: sqlite3.Connection | None = None) -> int:
+        """Counted judgments by ``annotator`` on the UTC day of ``at`` (default: today)."""
+        start, end = _day_bounds(at or utc_now())
+        return (conn or self._conn()).execute(
+            "SELECT count(*) FROM judgments WHERE annotator = ? AND verdict != 'skip'"
+            " AND created_at >= ? AND created_at < ?",
+            (annotator, start, end),
+        ).fetchone()[0]
+
+    def count(self) -> int:
+        return self._conn().execute("SELECT count(*) FROM judgments").fetchone()[0]
+
+    def iter_all(self) -> Iterator[Judgment]:
+        """All judgments in insertion order."""
+        for row in self._conn().execute("SELECT * FROM judgments ORDER BY rowid"):
+            yield _from_sql(row)
+
+    def judged_pairs(self, annotator: str) -> set[str]:
+        """``pair_id`` of every pair the annotator gave a verdict on (skips excluded)."""
+        rows = self._conn().execute(
+            "SELECT pair_id FROM judgments WHERE annotator = ? AND verdict != 'skip'", (annotator,)
+        )
+        return {r[0] for r in rows}
+
+    def export(self, path: str | os.PathLike, fmt: str = "jsonl") -> int:
+        """Write every judgment to ``path`` as ``jsonl`` or ``csv``; returns the number written."""
+        if fmt not in ("jsonl", "csv"):
+            raise ValueError(f"unknown export format {fmt!r}; use jsonl or csv")
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        n = 0
+        with path.open("w", encoding="utf-8", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+            if fmt == "csv":
+                writer.writeheader()
+            for j in self.iter_all():
+                if fmt == "csv":
+                    writer.writerow(j.to_row())
+                else:
+                    f.write(_jsonl_line(j))
+                n += 1
+        return n
+
+    def import_file(self, path: str | os.PathLike, fmt: str = "") -> tuple[int, int]:
+        """Load an export in one transaction; returns ``(added, skipped)``.
+
+        A row is skipped when its id, ``client_key`` or (annotator, pair) verdict is already stored.
+        The daily cap does not apply: imports restore judgments that were already accepted.
+        """
+        path = Path(path)
+        fmt = fmt or ("csv" if path.suffix.lower() == ".csv" else "jsonl")
+        conn = self._conn()
+        added = skipped = 0
+        with _transaction(conn):
+            for j in _read_file(path, fmt):
+                if _insert(conn, j, or_ignore=True):
+                    added += 1
+                else:
+                    skipped += 1
+        return added, skipped
+
+    def reset(self, token: str, expected_token: str) -> int:
+        """Delete every judgment (admin only); returns how many were deleted."""
+        check_admin_token(token, expected_token)
+        conn = self._conn()
+        with _transaction(conn):
+            return conn.execute("DELETE FROM judgments").rowcount
+
+    def integrity_check(self) -> str:
+        return self._conn().execute("PRAGMA integrity_check").fetchone()[0]
+
+
+class _transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (or ``ROLLBACK`` on error) on an autocommit connection."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _insert(conn: sqlite3.Connection, j: Judgment, or_ignore: bool) -> bool:
+    verb = "INSERT OR IGNORE" if or_ignore else "INSERT"
+    sql = f"{verb} INTO judgments ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+    row = j.to_row()
+    try:
+        return conn.execute(sql, [row[c] for c in COLUMNS]).rowcount == 1
+    except sqlite3.IntegrityError as exc:
+        raise DuplicateJudgment(f"judgment conflicts with a stored one: {exc}") from exc
+
+
+def _from_sql(row: sqlite3.Row) -> Judgment:
+    return Judgment.from_dict(dict(row))
+
+
+def _jsonl_line(j: Judgment) -> str:
+    return json.dumps(j.to_dict(), ensure_ascii=False) + "\n"
+
+
+def _read_file(path: Path, fmt: str) -> Iterator[Judgment]:
+    """Judgments of an exported file; a malformed row raises ``ValueError`` naming its line."""
+    with path.open(encoding="utf-8", newline="" if fmt == "csv" else None) as f:
+        if fmt == "csv":
+            rows = enumerate(csv.DictReader(f), start=2)
+        elif fmt == "jsonl":
+            rows = ((n, json.loads(line)) for n, line in enumerate(f, start=1) if line.strip())
+        else:
+            raise ValueError(f"unknown import format {fmt!r}; use jsonl or csv")
+        for n, row in rows:
+            try:
+                yield Judgment.from_dict(row)
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"{path}:{n}: {exc}") from exc
+
+
+class HubMirror:
+    """Appends each new judgment as a JSONL line to a folder that ``CommitScheduler`` pushes.
+
+    Writes hold the scheduler's lock so a push never uploads a half-written line. Each process
+    writes its own ``judgments-<uuid>.jsonl`` so replicas never overwrite each other's file.
+    """
+
+    def __init__(self, folder: str | os.PathLike, lock: threading.Lock):
+        self.file = Path(folder) / f"judgments-{uuid.uuid4()}.jsonl"
+        self.file.parent.mkdir(parents=True, exist_ok=True)
+        self.lock = lock
+
+    def append(self, j: Judgment) -> None:
+        try:
+            with self.lock, self.file.open("a", encoding="utf-8") as f:
+                f.write(_jsonl_line(j))
+        except OSError:
+            log.exception("could not mirror judgment %s; it is safe in SQLite", j.id)
+
+    @classmethod
+    def from_env(cls, data_dir: str | os.PathLike, every_minutes: float = 5) -> "HubMirror | None":
+        """A mirror pushing to ``AMBIGDEMO_HF_DATASET`` with ``HF_TOKEN``; ``None`` unless both are set."""
+        repo_id, token = os.environ.get("AMBIGDEMO_HF_DATASET"), os.environ.get("HF_TOKEN")
+        if not (repo_id and token):
+            return None
+        from huggingface_hub import CommitScheduler
+
+        folder = Path(data_dir) / "hub_mirror"
+        scheduler = CommitScheduler(
+            repo_id=repo_id, repo_type="dataset", folder_path=folder, path_in_repo="judgments",
+            every=every_minutes, token=token, private=True,
+        )
+        return cls(folder, scheduler.lock)
+
+
+def open_store(data_dir: str | os.PathLike, db_path: str | os.PathLike, daily_cap: int = 0) -> JudgmentStore:
+    """The app's store: ``db_path`` with the daily cap, mirrored to the Hub when configured."""
+    return JudgmentStore(db_path, daily_cap=daily_cap, mirror=HubMirror.from_env(data_dir))

@@ -1,0 +1,242 @@
+"""JudgmentStore on a real SQLite file: rules, concurrency, crash safety and export round trips."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from ambigdemo.runtimes.store import (
+    CapReached,
+    DuplicateJudgment,
+    HubMirror,
+    Judgment,
+    JudgmentStore,
+    pair_id,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+WRITER = """
+import sys
+from ambigdemo.runtimes.store import Judgment, JudgmentStore
+db, prefix, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+store = JudgmentStore(db)
+i = 0
+while n == 0 or i < n:
+    j = Judgment.new(question=f"{prefix} question {i}", system_a="x", system_b="y",
+                     answer_a={"paragraph": "a"}, answer_b={"paragraph": "b"}, annotator=prefix, overall="A")
+    store.add(j)
+    print(j.id, flush=True)
+    i += 1
+"""
+
+
+def make(question: str = "Who won?", annotator: str = "ann", a: str = "x", b: str = "y", **fields) -> Judgment:
+    return Judgment.new(question=question, system_a=a, system_b=b, answer_a={"paragraph": f"{a} says"},
+                        answer_b={"paragraph": f"{b} says"}, annotator=annotator, **fields)
+
+
+def writer(db: Path, prefix: str, n: int) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-c", WRITER, str(db), prefix, str(n)],
+                            stdout=subprocess.PIPE, text=True, env=env)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> JudgmentStore:
+    return JudgmentStore(tmp_path / "judgments.sqlite", daily_cap=3)
+
+
+def test_schema_is_versioned_and_durable(store: JudgmentStore) -> None:
+    conn = sqlite3.connect(store.path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store._conn().execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert store.schema_version == 1
+    conn.execute("PRAGMA user_version=99")
+    conn.close()
+    with pytest.raises(RuntimeError, match="schema v99"):
+        JudgmentStore(store.path)
+
+
+def test_double_submit_with_same_client_key_stores_one(store: JudgmentStore) -> None:
+    first, created = store.add(make(client_key="click-1", overall="A"))
+    again, created_again = store.add(make(client_key="click-1", overall="B"))
+    assert (created, created_again) == (True, False)
+    assert again == first
+    assert store.count() == 1
+
+
+def test_same_annotator_and_pair_twice_is_duplicate(store: JudgmentStore) -> None:
+    store.add(make(question="Who  won?"))
+    with pytest.raises(DuplicateJudgment):
+        store.add(make(question="who won?", a="y", b="x"))
+    store.add(make(annotator="other"))
+    assert store.judged_pairs("ann") == {pair_id("Who won?", "x", "y")}
+
+
+def test_skip_blocks_nothing(store: JudgmentStore) -> None:
+    store.add(make(verdict="skip"))
+    store.add(make(verdict="skip"))
+    assert store.judged_pairs("ann") == set()
+    store.add(make(verdict="both_bad"))
+    with pytest.raises(DuplicateJudgment):
+        store.add(make(verdict="vote"))
+    assert store.count() == 3
+
+
+def test_daily_cap_counts_verdicts_per_utc_day(store: JudgmentStore) -> None:
+    day = "2024-05-01T{}:00:00.000000+00:00"
+    for hour in ("00", "12", "23"):
+        store.add(make(question=f"q {hour}", created_at=day.format(hour)))
+    with pytest.raises(CapReached, match="daily cap of 3"):
+        store.add(make(question="q late", created_at=day.format("23")))
+    store.add(make(question="q skip", verdict="skip", created_at=day.format("23")))
+    store.add(make(question="q other", annotator="other", created_at=day.format("23")))
+    store.add(make(question="q next", created_at="2024-05-02T00:00:00.000000+00:00"))
+    assert store.count_today("ann", day.format("10")) == 3
+
+
+def test_invalid_judgments_are_rejected() -> None:
+    with pytest.raises(ValueError, match="overall"):
+        make(overall="left")
+    with pytest.raises(ValueError, match="left_is"):
+        make(left_is="z")
+    with pytest.raises(ValueError, match="acc"):
+        make(acc_a=[2], acc_a_total=2)
+
+
+def in_threads(fn, tasks: list) -> list:
+    """``fn(task)`` for every task, each on its own thread at once; re-raises a thread's error."""
+    barrier = threading.Barrier(len(tasks))
+
+    def run(task):
+        barrier.wait()
+        return fn(task)
+
+    with ThreadPoolExecutor(max_workers=len(tasks)) as pool:
+        return list(pool.map(run, tasks))
+
+
+def test_eight_threads_lose_and_duplicate_nothing(tmp_path: Path) -> None:
+    store = JudgmentStore(tmp_path / "judgments.sqlite")
+    batches = [[make(question=f"t{t} q{i}", annotator=f"t{t}") for i in range(30)] for t in range(8)]
+    in_threads(lambda batch: [store.add(j) for j in batch], batches)
+    assert store.count() == 8 * 30
+    assert sorted(j.id for j in store.iter_all()) == sorted(j.id for b in batches for j in b)
+
+
+def test_racing_threads_respect_idempotency_and_cap(store: JudgmentStore) -> None:
+    def submit(j: Judgment) -> object:
+        try:
+            return store.add(j)
+        except CapReached as exc:
+            return exc
+
+    clicks = [make(question="same", client_key="double-click") for _ in range(8)]
+    capped = [make(question=f"cap {i}", annotator="eager") for i in range(16)]
+    outcomes = in_threads(submit, clicks + capped)
+    stored = [o for o in outcomes if isinstance(o, tuple)]
+    assert sum(created for j, created in stored if j.client_key == "double-click") == 1
+    assert len({j.id for j, _ in stored if j.client_key == "double-click"}) == 1
+    assert sum(isinstance(o, CapReached) for o in outcomes) == 16 - 3
+    assert store.count() == 1 + 3
+
+
+def test_four_processes_lose_and_duplicate_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "judgments.sqlite"
+    JudgmentStore(db)
+    procs = [writer(db, f"proc{p}", 40) for p in range(4)]
+    acknowledged = [line.strip() for p in procs for line in p.communicate()[0].splitlines()]
+    assert all(p.returncode == 0 for p in procs)
+    store = JudgmentStore(db)
+    assert len(acknowledged) == 160 == store.count()
+    assert sorted(acknowledged) == sorted(j.id for j in store.iter_all())
+
+
+def test_sigkill_mid_stream_keeps_every_acknowledged_judgment(tmp_path: Path) -> None:
+    db = tmp_path / "judgments.sqlite"
+    JudgmentStore(db)
+    proc = writer(db, "doomed", 0)
+    acknowledged = [proc.stdout.readline().strip() for _ in range(25)]
+    proc.send_signal(signal.SIGKILL)
+    rest = proc.stdout.read()
+    proc.wait()
+    acknowledged += [line for line in rest.split("\n")[:-1]]
+    assert proc.returncode == -signal.SIGKILL
+    store = JudgmentStore(db)
+    assert store.integrity_check() == "ok"
+    assert set(acknowledged) <= {j.id for j in store.iter_all()}
+
+
+def _varied(store: JudgmentStore) -> list[Judgment]:
+    judgments = [
+        make(question="Quién ganó?", comment='line one\nline "two", with commas', acc_a=[0, 2], acc_a_total=3,
+             acc_b=[1], acc_b_total=3, comprehensiveness="A", fluency="tie", overall="B", started_at="2024-01-01T00:00:00+00:00"),
+        make(question="When?", annotator="b", left_is="y", verdict="both_bad", app_version="0.1.0"),
+        make(question="When?", annotator="c", verdict="skip", comment="\r\n odd\tspace"),
+        make(question="Where?", annotator="c", a="z", b="x", overall="A"),
+    ]
+    for j in judgments:
+        store.add(j)
+    return judgments
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_export_import_round_trip_is_exact(tmp_path: Path, store: JudgmentStore, fmt: str) -> None:
+    original = _varied(store)
+    first, second = tmp_path / f"one.{fmt}", tmp_path / f"two.{fmt}"
+    assert store.export(first, fmt) == 4
+    copy = JudgmentStore(tmp_path / "copy.sqlite")
+    copy.add(original[3])
+    assert copy.import_file(first) == (3, 1)
+    assert copy.import_file(first) == (0, 4)
+    assert store.import_file(first) == (0, 4)
+    assert sorted(copy.iter_all(), key=lambda j: j.id) == sorted(original, key=lambda j: j.id)
+    fresh = JudgmentStore(tmp_path / "fresh.sqlite")
+    assert fresh.import_file(first) == (4, 0)
+    fresh.export(second, fmt)
+    assert second.read_bytes() == first.read_bytes()
+
+
+def test_import_of_a_bad_row_adds_nothing(tmp_path: Path, store: JudgmentStore) -> None:
+    _varied(store)
+    path = tmp_path / "bad.jsonl"
+    store.export(path)
+    path.write_text(path.read_text() + '{"id": "broken"}\n')
+    fresh = JudgmentStore(tmp_path / "fresh.sqlite")
+    with pytest.raises(ValueError, match="bad.jsonl:5"):
+        fresh.import_file(path)
+    assert fresh.count() == 0
+
+
+def test_reset_needs_the_admin_token(store: JudgmentStore) -> None:
+    _varied(store)
+    with pytest.raises(PermissionError, match="no admin token"):
+        store.reset("", "")
+    with pytest.raises(PermissionError, match="wrong"):
+        store.reset("guess", "secret")
+    assert store.count() == 4
+    assert store.reset("secret", "secret") == 4
+    assert store.count() == 0
+
+
+def test_hub_mirror_appends_new_judgments_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.setenv("AMBIGDEMO_HF_DATASET", "someone/judgments")
+    assert HubMirror.from_env(tmp_path) is None
+    mirror = HubMirror(tmp_path / "hub", threading.Lock())
+    store = JudgmentStore(tmp_path / "judgments.sqlite", mirror=mirror)
+    j = make(client_key="k")
+    store.add(j)
+    store.add(j)
+    lines = mirror.file.read_text().splitlines()
+    assert [Judgment.from_dict(json.loads(line)) for line in lines] == [j]
