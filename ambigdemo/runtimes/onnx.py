@@ -1,0 +1,162 @@
+"""ONNX Runtime sessions for the two model roles: a sentence embedder and a causal generator.
+
+Both read a folder with ``model.onnx`` and ``tokenizer.json`` and need neither torch nor
+transformers, so the answer path starts fast and stays small.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+
+def make_session(path: Path, threads: int = 0) -> ort.InferenceSession:
+    """A CPU session; ``threads`` 0 lets onnxruntime use every core."""
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if threads:
+        options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    return ort.InferenceSession(os.fspath(path), options, providers=["CPUExecutionProvider"])
+
+class Embedder(Protocol):
+    """Turns texts into unit-length vectors."""
+
+    dim: int
+
+    def encode(self, texts: list[str], batch_size: int = 32) -> np.ndarray: ...
+
+class OnnxEmbedder:
+    """A BERT-style encoder with mean pooling and L2 normalisation (sentence-transformers' recipe)."""
+
+    def __init__(self, folder: Path, threads: int = 0, max_length: int = 256):
+        self.folder = Path(folder)
+        self.session = make_session(self.folder / "model.onnx", threads)
+        self.tokenizer = Tokenizer.from_file(os.fspath(self.folder / "tokenizer.json"))
+        self.tokenizer.enable_truncation(max_length)
+        self.tokenizer.enable_padding()
+        self.input_names = {i.name for i in self.session.get_inputs()}
+        self.dim = int(self.session.get_outputs()[0].shape[-1])
+
+    def encode(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        order = np.argsort([len(t) for t in texts])
+        for start in range(0, len(texts), batch_size):
+            idx = order[start : start + batch_size]
+            out[idx] = self._encode_batch([texts[i] for i in idx])
+        return out
+
+    def _encode_batch(self, texts: list[str]) -> np.ndarray:
+        enc = self.tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in enc], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self.input_names:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        hidden = self.session.run(None, feed)[0]
+        summed = (hidden * mask[..., None]).sum(axis=1)
+        pooled = summed / np.clip(mask.sum(axis=1, keepdims=True), 1, None)
+        return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+
+@dataclass(frozen=True)
+class Message:
+    role: str
+    content: str
+
+class Generator(Protocol):
+    """Streams text for a chat conversation."""
+
+    def stream(self, messages: list[Message], max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> Iterator[str]: ...
+
+    def score(self, messages: list[Message], completion: str) -> float: ...
+
+class OnnxChatGenerator:
+    """Greedy decoding of a decoder-only ONNX export (optimum ``text-generation-with-past``) with its KV cache.
+
+    ``generator.json`` in the folder names the chat format and the end token ids; SmolLM2's converted
+    tokenizer names the wrong end token, so the ids are configured rather than read from it.
+    """
+
+    def __init__(self, folder: Path, threads: int = 0):
+        self.folder = Path(folder)
+        self.session = make_session(self.folder / "model.onnx", threads)
+        self.tokenizer = Tokenizer.from_file(os.fspath(self.folder / "tokenizer.json"))
+        spec = json.loads((self.folder / "generator.json").read_text())
+        self.eos_ids = set(spec["eos_token_ids"])
+        self.system_prompt = spec.get("system_prompt", "")
+        self.max_context = int(spec.get("max_context", 2048))
+        self.past_names = [i.name for i in self.session.get_inputs() if i.name.startswith("past_key_values")]
+        first = self.session.get_inputs()[[i.name for i in self.session.get_inputs()].index(self.past_names[0])]
+        self.kv_heads, self.head_dim = int(first.shape[1]), int(first.shape[3])
+
+    def render(self, messages: list[Message]) -> str:
+        """ChatML, the format SmolLM2-Instruct was tuned on, ending with the assistant's turn."""
+        turns = list(messages)
+        if self.system_prompt and (not turns or turns[0].role != "system"):
+            turns.insert(0, Message("system", self.system_prompt))
+        body = "".join(f"<|im_start|>{m.role}\n{m.content}<|im_end|>\n" for m in turns)
+        return body + "<|im_start|>assistant\n"
+
+    def _empty_cache(self) -> dict[str, np.ndarray]:
+        shape = (1, self.kv_heads, 0, self.head_dim)
+        return {name: np.zeros(shape, dtype=np.float32) for name in self.past_names}
+
+    def _forward(self, ids: list[int], past: dict[str, np.ndarray], offset: int) -> tuple[np.ndarray, dict]:
+        n = len(ids)
+        feed = {
+            "input_ids": np.array([ids], dtype=np.int64),
+            "attention_mask": np.ones((1, offset + n), dtype=np.int64),
+            "position_ids": np.arange(offset, offset + n, dtype=np.int64)[None, :],
+            **past,
+        }
+        outputs = self.session.run(None, feed)
+        present = dict(zip(self.past_names, outputs[1:]))
+        return outputs[0][0], present
+
+    def stream(self, messages: list[Message], max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> Iterator[str]:
+        """Yields the growing completion text after each new token."""
+        prompt = self.tokenizer.encode(self.render(messages), add_special_tokens=False).ids
+        prompt = prompt[-(self.max_context - max_new_tokens) :]
+        logits, past = self._forward(prompt, self._empty_cache(), 0)
+        out: list[int] = []
+        for _ in range(max_new_tokens):
+            token = int(np.argmax(logits[-1]))
+            if token in self.eos_ids:
+                return
+            out.append(token)
+            text = self.tokenizer.decode(out)
+            cut = _first_stop(text, stop)
+            if cut is not None:
+                yield text[:cut]
+                return
+            yield text
+            logits, past = self._forward([token], past, len(prompt) + len(out) - 1)
+
+    def generate(self, messages: list[Message], max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> str:
+        text = ""
+        for text in self.stream(messages, max_new_tokens, stop):
+            pass
+        return text
+
+    def score(self, messages: list[Message], completion: str) -> float:
+        """Mean negative log-likelihood per token of ``completion`` after the prompt (for perplexity)."""
+        prompt = self.tokenizer.encode(self.render(messages), add_special_tokens=False).ids
+        target = self.tokenizer.encode(completion, add_special_tokens=False).ids
+        if not target:
+            return 0.0
+        logits, _ = self._forward(prompt + target, self._empty_cache(), 0)
+        logits = logits[len(prompt) - 1 : -1]
+        logits = logits - logits.max(axis=-1, keepdims=True)
+        logp = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))
+        return float(-logp[np.arange(len(target)), target].mean())
+
+def _first_stop(text: str, stop: tuple[str, ...]) -> int | None:
+    hits = [text.find(s) for s in stop if s and s in text]
+    return min(hits) if hits else None

@@ -1,0 +1,1 @@
+"""Pipeline stages: retrieve -> answers -> rewrite -> summarize. Stages use runtimes, never the pipeline."""

@@ -1,0 +1,182 @@
+"""Candidate answers: typed spans from retrieved passages, scored, with aliases folded together.
+
+There is no extractive reader small enough to ship, so candidates are named entities and numbers
+(spaCy) whose type fits the question word, scored by how well their sentence matches the question,
+how close they sit to the question's words, and how well their passage was retrieved.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ambigdemo.corpus import split_sentences
+from ambigdemo.text import normalize_answer
+from ambigdemo.types import Answer, Passage
+
+STOPWORDS = frozenset(
+    """a an the of in on at to for from by with and or is are was were be been being do does did has have had
+    who whom whose what which when where why how many much long old first last new current
+    it its this that these those his her their there as into about than then not no
+    sing sings sang sung play plays played win wins won make made get gets got come came go goes went""".split()
+)
+PERSON = {"PERSON"}
+GROUP = {"ORG", "NORP"}
+PLACE = {"GPE", "LOC", "FAC"}
+TIME = {"DATE", "TIME"}
+NUMBER = {"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}
+THING = {"WORK_OF_ART", "EVENT", "PRODUCT", "LAW", "LANGUAGE", "ORG", "NORP", "GPE", "LOC", "FAC", "PERSON"}
+
+
+@dataclass(frozen=True)
+class QuestionType:
+    """The answer types a question asks for, from its wh-phrase."""
+
+    wh: str
+    labels: frozenset[str]
+
+
+def question_type(question: str) -> QuestionType:
+    """Map the wh-phrase to spaCy entity labels (AmbigQA's questions are mostly who/when/where/how many)."""
+    q = question.lower()
+    rules = [
+        (r"\bhow (many|much)\b", "how many", NUMBER),
+        (r"\bhow (long|old|tall|far|big|high)\b", "how long", NUMBER | TIME),
+        (r"\b(what|which) (year|date|day|month|century|decade|time)\b|\bwhen\b", "when", TIME),
+        (r"\bwhere\b|\b(what|which) (city|country|state|place|continent|town|region|capital)\b", "where", PLACE),
+        (r"\bwho(m|se)?\b", "who", PERSON | GROUP),
+    ]
+    for pattern, wh, labels in rules:
+        if re.search(pattern, q):
+            return QuestionType(wh, frozenset(labels))
+    return QuestionType("what", frozenset(THING | NUMBER | TIME))
+
+
+def content_words(text: str) -> set[str]:
+    """Lowercased non-stopword tokens, lightly stemmed so 'wrote'/'written' still differ but 'songs'/'song' match."""
+    return {_stem(w) for w in re.findall(r"\w+", text.lower()) if w not in STOPWORDS}
+
+
+def _stem(word: str) -> str:
+    for suffix in ("'s", "ies", "es", "s"):
+        if len(word) > 4 and word.endswith(suffix):
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+@dataclass
+class Candidate:
+    """One mention of a possible answer in one sentence of one passage."""
+
+    text: str
+    label: str
+    passage: Passage
+    sentence: str
+    score: float
+
+
+@dataclass
+class Cluster:
+    """Mentions of one answer, aliases folded together."""
+
+    mentions: list[Candidate] = field(default_factory=list)
+
+    @property
+    def best(self) -> Candidate:
+        return max(self.mentions, key=lambda m: m.score)
+
+    @property
+    def score(self) -> float:
+        support = len({m.passage.id for m in self.mentions})
+        return self.best.score + 0.03 * min(support - 1, 3)
+
+    def keys(self) -> set[str]:
+        return {normalize_answer(m.text) for m in self.mentions}
+
+    def to_answer(self) -> Answer:
+        best = self.best
+        aliases = sorted({m.text for m in self.mentions} - {best.text})
+        passages = list(dict.fromkeys([best.passage.id] + [m.passage.id for m in self.mentions]))
+        return Answer(text=best.text, score=round(self.score, 4), passages=passages, aliases=aliases, context=best.sentence)
+
+
+@dataclass
+class AnswerFinder:
+    """Finds every distinct, grounded answer in the retrieved passages.
+
+    ``keep_ratio``: answers scoring at least this fraction of the best are kept (several readings);
+    ``min_score``: below it nothing counts as an answer (Natural Questions' null answer).
+    """
+
+    nlp: object
+    keep_ratio: float = 0.8
+    min_score: float = 0.45
+    max_answers: int = 5
+
+    def candidates(self, question: str, passages: list[Passage]) -> list[Candidate]:
+        qtype = question_type(question)
+        qwords = content_words(question)
+        qnorm = normalize_answer(question)
+        found = []
+        sentences = [(p, s) for p in passages for s in split_sentences(p.text)]
+        for (passage, sentence), doc in zip(sentences, self.nlp.pipe([s for _, s in sentences])):
+            overlap = _overlap(qwords, content_words(sentence) | content_words(passage.title))
+            for ent in doc.ents:
+                if ent.label_ not in qtype.labels or _echoes_question(ent.text, qnorm, qwords):
+                    continue
+                near = _proximity(doc, ent, qwords)
+                score = 0.45 * passage.score + 0.35 * overlap + 0.2 * near
+                found.append(Candidate(ent.text.strip(" ,.;:"), ent.label_, passage, sentence, score))
+        return found
+
+    def find(self, question: str, passages: list[Passage]) -> list[Answer]:
+        clusters = cluster(self.candidates(question, passages))
+        if not clusters or clusters[0].score < self.min_score:
+            return []
+        top = clusters[0].score
+        kept = [c for c in clusters if c.score >= self.keep_ratio * top and c.score >= self.min_score]
+        return [c.to_answer() for c in kept[: self.max_answers]]
+
+
+def cluster(candidates: list[Candidate]) -> list[Cluster]:
+    """Fold aliases (same normalised text, or one name containing the other) into one answer, best first."""
+    clusters: list[Cluster] = []
+    for cand in sorted(candidates, key=lambda c: -c.score):
+        key = normalize_answer(cand.text)
+        if not key:
+            continue
+        home = next((c for c in clusters if any(_same_answer(key, k) for k in c.keys())), None)
+        if home is None:
+            clusters.append(Cluster([cand]))
+        else:
+            home.mentions.append(cand)
+    return sorted(clusters, key=lambda c: -c.score)
+
+
+def _same_answer(a: str, b: str) -> bool:
+    """Aliases: equal, or the shorter one's words are a contiguous run of the longer's ('obama' ~ 'barack obama')."""
+    if a == b:
+        return True
+    short, long = sorted((a, b), key=len)
+    if short.isdigit() or len(short) < 3:
+        return False
+    return f" {short} " in f" {long} "
+
+
+def _overlap(qwords: set[str], words: set[str]) -> float:
+    return len(qwords & words) / len(qwords) if qwords else 0.0
+
+
+def _echoes_question(text: str, qnorm: str, qwords: set[str]) -> bool:
+    """An entity that only repeats the question ('Bolivia' for 'capital of Bolivia') is no answer."""
+    words = content_words(text)
+    return (bool(words) and words <= qwords) or f" {normalize_answer(text)} " in f" {qnorm} "
+
+
+def _proximity(doc, ent, qwords: set[str]) -> float:
+    """1 when a question word is next to the entity, falling off with distance in tokens."""
+    positions = [t.i for t in doc if _stem(t.lower_) in qwords]
+    if not positions:
+        return 0.0
+    distance = min(min(abs(p - ent.start), abs(p - (ent.end - 1))) for p in positions)
+    return 1.0 / (1.0 + distance / 3.0)

@@ -1,0 +1,155 @@
+"""Disambiguated questions: a minimal edit of the prompt whose answer is unambiguously one answer.
+
+The edit words come from the answer's own evidence sentence, so a rewrite is grounded: first a
+modifier that the evidence puts before a question word ("capital" -> "constitutional capital"),
+else a qualifier phrase from the evidence ("in 1945", "in Europe"), else the passage's title.
+A generator may propose a rewrite first; it is shown only if it passes :func:`check_rewrite`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ambigdemo.runtimes.onnx import Generator, Message
+from ambigdemo.stages.answers import STOPWORDS, content_words
+from ambigdemo.text import normalize_answer, word_diff, words
+from ambigdemo.types import Answer, Edit, Interpretation
+
+MODIFIER_POS = {"ADJ", "NOUN", "PROPN", "NUM"}
+QUALIFIER_LABELS = ("DATE", "EVENT", "GPE", "LOC", "NORP", "ORG", "WORK_OF_ART", "FAC", "PRODUCT", "LAW")
+WH_WORDS = ("who", "whom", "whose", "what", "which", "when", "where", "why", "how")
+MAX_ADDED, MAX_REMOVED = 6, 3
+
+
+def edit_of(prompt: str, rewrite: str) -> Edit:
+    ops = word_diff(prompt, rewrite)
+    return Edit(added=[w for op, w in ops if op == "+"], removed=[w for op, w in ops if op == "-"])
+
+
+def wh_word(question: str) -> str:
+    return next((w for w in (t.lower() for t in words(question)) if w in WH_WORDS), "")
+
+
+def check_rewrite(prompt: str, rewrite: str, answer: Answer, evidence: str) -> str | None:
+    """Why a proposed rewrite may not be shown, or None when it passes every check."""
+    rewrite = rewrite.strip()
+    edit = edit_of(prompt, rewrite)
+    added_content = content_words(" ".join(edit.added))
+    if not rewrite.endswith("?") or "\n" in rewrite:
+        return "not a single question"
+    if normalize_answer(rewrite) == normalize_answer(prompt):
+        return "same as the prompt"
+    if wh_word(rewrite) != wh_word(prompt):
+        return "question word changed"
+    if len(edit.added) > MAX_ADDED or len(edit.removed) > MAX_REMOVED:
+        return "edit not minimal"
+    if normalize_answer(answer.text) in normalize_answer(rewrite) and normalize_answer(answer.text) not in normalize_answer(prompt):
+        return "gives the answer away"
+    if not added_content <= content_words(evidence):
+        return "adds words the evidence does not support"
+    if re.search(r"\b(\w+) \1\b", rewrite.lower()):
+        return "repeated word"
+    return None
+
+
+@dataclass
+class Rewriter:
+    """Writes one disambiguated question per answer."""
+
+    nlp: object
+    generator: Generator | None = None
+    max_new_tokens: int = 40
+
+    def rewrite(self, question: str, answers: list[Answer]) -> list[Interpretation]:
+        if len(answers) == 1:
+            a = answers[0]
+            return [Interpretation(question, a.text, a.passages, a.score, Edit(), source="prompt")]
+        proposals = [self._options(question, a, [o for o in answers if o is not a]) for a in answers]
+        chosen: list[Interpretation] = []
+        seen = {normalize_answer(question)}
+        for answer, options in zip(answers, proposals):
+            text, source = next(((t, s) for t, s in options if normalize_answer(t) not in seen), (None, None))
+            if text is None:
+                text, source = f"{question.rstrip(' ?')}, answered by {answer.text}?", "fallback"
+            seen.add(normalize_answer(text))
+            chosen.append(Interpretation(text, answer.text, answer.passages, answer.score, edit_of(question, text), source))
+        return chosen
+
+    def _options(self, question: str, answer: Answer, others: list[Answer]) -> list[tuple[str, str]]:
+        """Candidate rewrites, best first: the generator's (if it passes), modifiers, qualifiers, title."""
+        evidence = f"{answer.context} {_title(answer)}"
+        options = []
+        if self.generator is not None:
+            proposal = self._generate(question, answer)
+            if proposal and check_rewrite(question, proposal, answer, evidence) is None:
+                options.append((proposal, "generator"))
+        shared = set().union(*(content_words(o.context) for o in others)) if others else set()
+        doc = self.nlp(answer.context)
+        options += [(t, "modifier") for t in _modifier_rewrites(question, doc, answer, shared)]
+        options += [(t, "qualifier") for t in _qualifier_rewrites(question, doc, answer, shared)]
+        title = _title(answer)
+        if title and not content_words(title) <= content_words(question):
+            options.append((f"{question.rstrip(' ?')} in the context of {title}?", "title"))
+        return [(t, s) for t, s in options if check_rewrite(question, t, answer, evidence + " context") is None]
+
+    def _generate(self, question: str, answer: Answer) -> str:
+        prompt = (
+            "Rewrite the question with a few added words so that its only answer is the given answer. "
+            "Do not include the answer. Reply with the question only.\n"
+            f"Evidence: {answer.context}\nQuestion: {question}\nAnswer: {answer.text}\nRewritten question:"
+        )
+        text = self.generator.generate([Message("user", prompt)], self.max_new_tokens, stop=("\n",))
+        return text.strip().strip('"')
+
+
+def _title(answer: Answer) -> str:
+    return answer.passages[0].split("#")[0] if answer.passages else ""
+
+
+def _modifier_rewrites(question: str, doc, answer: Answer, shared: set[str]) -> list[str]:
+    """Insert the words the evidence puts right before a question word, if they distinguish this answer."""
+    qtokens = words(question)
+    qwords = content_words(question)
+    answer_words = content_words(answer.text)
+    results = []
+    for i, qtok in enumerate(qtokens):
+        if qtok.lower() in STOPWORDS or not content_words(qtok):
+            continue
+        for tok in doc:
+            if tok.lower_ != qtok.lower():
+                continue
+            mods = []
+            j = tok.i - 1
+            while j >= 0 and len(mods) < 2 and doc[j].pos_ in MODIFIER_POS:
+                w = doc[j].text
+                if not content_words(w) or content_words(w) & (qwords | answer_words) or doc[j].ent_type_ in ("DATE", "CARDINAL"):
+                    break
+                mods.insert(0, w)
+                j -= 1
+            if mods and not content_words(" ".join(mods)) <= shared:
+                results.append(" ".join(qtokens[:i] + mods + qtokens[i:]))
+    return [_detokenize(r) for r in results]
+
+
+def _qualifier_rewrites(question: str, doc, answer: Answer, shared: set[str]) -> list[str]:
+    """Append an entity from the evidence ("in 1945", "in Europe") that the other answers' evidence lacks."""
+    qwords = content_words(question)
+    answer_key = normalize_answer(answer.text)
+    ranked = sorted(doc.ents, key=lambda e: QUALIFIER_LABELS.index(e.label_) if e.label_ in QUALIFIER_LABELS else 99)
+    results = []
+    for ent in ranked:
+        words_ = content_words(ent.text)
+        key = normalize_answer(ent.text)
+        if ent.label_ not in QUALIFIER_LABELS or not words_ or words_ <= qwords or key in answer_key or answer_key in key:
+            continue
+        if words_ <= shared:
+            continue
+        phrase = ent.text.strip(" ,.;:")
+        preposition = "in" if ent.label_ in ("DATE", "EVENT", "GPE", "LOC", "FAC") else "according to" if ent.label_ == "ORG" else "in"
+        results.append(f"{question.rstrip(' ?')} {preposition} {phrase}?")
+    return results
+
+
+def _detokenize(text: str) -> str:
+    return re.sub(r"\s+([?.!,;:'’])", r"\1", text).replace(" - ", "-")

@@ -1,0 +1,96 @@
+"""One long-form paragraph that covers every interpretation and cites its passages as [n].
+
+The generator writes it (streamed); the text is shown as final only if :func:`check_paragraph`
+passes: every answer named, every sentence cites a passage, no citation points nowhere, and no
+answer-like span is stated that its cited passage does not contain. Otherwise the evidence-based
+construction of :func:`evidence_paragraph` is shown instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ambigdemo.corpus import split_sentences
+from ambigdemo.runtimes.onnx import Generator, Message
+from ambigdemo.text import normalize_answer
+from ambigdemo.types import Interpretation, Passage
+
+CITATION = re.compile(r"\[(\d+)\]")
+
+
+def citation_numbers(passages: list[Passage]) -> dict[str, int]:
+    return {p.id: n for n, p in enumerate(passages, 1)}
+
+
+def evidence_paragraph(question: str, interpretations: list[Interpretation], passages: list[Passage]) -> str:
+    """A faithful paragraph built from the interpretations and their passages, every sentence cited."""
+    numbers = citation_numbers(passages)
+    if not interpretations:
+        return ""
+
+    def cite(i: Interpretation) -> str:
+        refs = [numbers[pid] for pid in i.passages if pid in numbers][:2]
+        return "".join(f"[{n}]" for n in refs)
+
+    if len(interpretations) == 1:
+        i = interpretations[0]
+        return f"The answer to \u201c{question.strip()}\u201d is {i.answer} {cite(i)}."
+    parts = [f"\u201c{question.strip()}\u201d has {len(interpretations)} plausible answers, depending on what is meant {cite(interpretations[0])}."]
+    for i in interpretations:
+        parts.append(f"If the question is \u201c{i.question}\u201d, the answer is {i.answer} {cite(i)}.")
+    return " ".join(parts)
+
+
+def check_paragraph(text: str, interpretations: list[Interpretation], passages: list[Passage]) -> str | None:
+    """Why a generated paragraph may not be shown, or None when it passes."""
+    if not text.strip():
+        return "empty"
+    norm = normalize_answer(text)
+    missing = [i.answer for i in interpretations if normalize_answer(i.answer) not in norm]
+    if missing:
+        return f"does not name {missing[0]!r}"
+    cited = [int(n) for n in CITATION.findall(text)]
+    if any(n < 1 or n > len(passages) for n in cited):
+        return "cites a passage that does not exist"
+    for sentence in split_sentences(text):
+        refs = [int(n) for n in CITATION.findall(sentence)]
+        if not refs:
+            return "a sentence cites nothing"
+        support = normalize_answer(" ".join(passages[n - 1].text for n in refs))
+        for i in interpretations:
+            if normalize_answer(i.answer) in normalize_answer(sentence) and normalize_answer(i.answer) not in support:
+                return f"states {i.answer!r} without citing a passage that contains it"
+    return None
+
+
+@dataclass
+class Summarizer:
+    """Writes the paragraph with a generator when there is one, checked, else from the evidence."""
+
+    generator: Generator | None = None
+    max_new_tokens: int = 160
+
+    def stream(self, question: str, interpretations: list[Interpretation], passages: list[Passage]) -> Iterator[tuple[str, bool]]:
+        """Yields ``(text, final)``: drafts while generating, then the text to keep."""
+        fallback = evidence_paragraph(question, interpretations, passages)
+        if self.generator is None or not interpretations:
+            yield fallback, True
+            return
+        text = ""
+        for text in self.generator.stream([Message("user", self.prompt(question, interpretations, passages))], self.max_new_tokens):
+            yield text, False
+        text = text.strip()
+        yield (text if check_paragraph(text, interpretations, passages) is None else fallback), True
+
+    def prompt(self, question: str, interpretations: list[Interpretation], passages: list[Passage]) -> str:
+        numbers = citation_numbers(passages)
+        facts = "\n".join(
+            f"- {i.question} Answer: {i.answer} [{numbers.get(i.passages[0], 1)}]" for i in interpretations
+        )
+        return (
+            f"Question: {question}\nFacts:\n{facts}\n"
+            "Write one short paragraph that answers the question, mentioning every answer above with what "
+            "distinguishes it, and end every sentence with its [number]."
+        )

@@ -1,0 +1,32 @@
+"""The Gradio Blocks app and its launch settings."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from ambigdemo import __version__
+from ambigdemo.config import Config
+from ambigdemo.pipeline import Pipeline
+from ambigdemo.ui import ask, render
+
+TITLE = "ambigdemo: ambiguous question answering"
+INTRO = (
+    "Ask a question that may have more than one right answer. ambigdemo retrieves Wikipedia passages, "
+    "finds every distinct answer, rewrites the question once per answer (added words in green, removed "
+    "in red), and writes one paragraph that covers them all, citing its passages."
+)
+
+
+def build_app(pipeline: Pipeline, config: Config) -> gr.Blocks:
+    with gr.Blocks(title=TITLE) as demo:
+        gr.Markdown(f"## {TITLE}\n{INTRO}")
+        with gr.Tabs():
+            with gr.Tab("Ask", id="ask"):
+                ask.build(pipeline)
+        gr.Markdown(f"<small>ambigdemo {__version__} · preset `{config.preset}` · Wikipedia text CC BY-SA 4.0</small>")
+    demo.queue(default_concurrency_limit=config.concurrency, max_size=64)
+    return demo
+
+
+def launch(demo: gr.Blocks, host: str = "127.0.0.1", port: int = 7860, **kwargs):
+    return demo.launch(server_name=host, server_port=port, css=render.CSS, footer_links=["api"], **kwargs)

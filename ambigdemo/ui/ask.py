@@ -1,0 +1,57 @@
+"""The Ask tab: a question in, interpretation cards first, then the paragraph as it is written."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import gradio as gr
+
+from ambigdemo.config import ROOT
+from ambigdemo.pipeline import Pipeline, QuestionError
+from ambigdemo.ui import render
+
+EXAMPLES_FILE = ROOT / "assets" / "examples.json"
+
+
+def load_examples(path: Path = EXAMPLES_FILE) -> list[dict]:
+    """Example questions the embedded corpus answers: ``{"question", "ambiguous"}`` records."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+
+
+def answer_stream(pipeline: Pipeline, question: str) -> Iterator[tuple[str, str, str, str]]:
+    """(cards, paragraph, passages, timings) HTML, updated as the pipeline streams."""
+    try:
+        for result in pipeline.stream(question):
+            final = "total" in result.timings_ms
+            yield (
+                render.interpretations_html(result),
+                render.paragraph_html(result.paragraph, len(result.passages), final),
+                render.passages_html(result.passages),
+                render.timings_html(result.timings_ms),
+            )
+    except QuestionError as exc:
+        yield f'<div class="ad-empty" data-testid="input-error">{render.escape(str(exc))}</div>', "", "", ""
+
+
+def build(pipeline: Pipeline) -> None:
+    """Add the Ask tab's components and events to the current Blocks."""
+    examples = [e["question"] for e in load_examples()]
+    with gr.Row():
+        question = gr.Textbox(label="Question", placeholder="Who discovered oxygen?", max_lines=2, scale=5, elem_id="question")
+        ask = gr.Button("Ask", variant="primary", scale=1, elem_id="ask")
+    if pipeline.notice:
+        gr.Markdown(render.escape(pipeline.notice))
+    if examples:
+        gr.Examples(examples, inputs=question, label="Examples the embedded Wikipedia summaries can answer")
+    cards = gr.HTML(elem_id="cards")
+    paragraph = gr.HTML(elem_id="paragraph")
+    with gr.Accordion("Passages (Wikipedia, CC BY-SA 4.0)", open=True):
+        passages = gr.HTML(elem_id="passages")
+    with gr.Accordion("Stage timings", open=False):
+        timings = gr.HTML(elem_id="timings")
+    outputs = [cards, paragraph, passages, timings]
+    for trigger in (ask.click, question.submit):
+        trigger(lambda q: (yield from answer_stream(pipeline, q)), inputs=question, outputs=outputs, api_name=False)
+    gr.api(lambda q: pipeline.ask(q).to_dict(), api_name="ask")

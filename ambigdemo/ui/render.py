@@ -1,0 +1,95 @@
+"""Result -> HTML for the Ask tab. Every piece of user or passage text goes through ``html.escape``."""
+
+from __future__ import annotations
+
+import re
+from html import escape
+
+from ambigdemo.corpus import WIKI_CREDIT
+from ambigdemo.text import word_diff
+from ambigdemo.types import Interpretation, Passage, Result
+
+CITATION = re.compile(r"\[(\d+)\]")
+
+
+def anchor(n: int) -> str:
+    return f"passage-{n}"
+
+
+def diff_html(prompt: str, rewrite: str) -> str:
+    """The rewrite with added words in <ins> and removed words in <del>."""
+    parts = []
+    for op, word in word_diff(prompt, rewrite):
+        w = escape(word)
+        parts.append(f"<ins>{w}</ins>" if op == "+" else f"<del>{w}</del>" if op == "-" else w)
+    return re.sub(r" (?=[?.!,;:])", "", " ".join(parts))
+
+
+def card_html(prompt: str, n: int, interp: Interpretation, numbers: dict[str, int], ambiguous: bool) -> str:
+    links = " ".join(
+        f'<a class="cite" href="#{anchor(numbers[pid])}">[{numbers[pid]}]</a>' for pid in interp.passages if pid in numbers
+    )
+    label = f"Interpretation {n}" if ambiguous else "Unambiguous"
+    return (
+        f'<div class="ad-card" data-testid="interpretation">'
+        f'<div class="ad-label">{label} · {escape(interp.source)} · score {interp.score:.2f}</div>'
+        f'<div class="ad-question">{diff_html(prompt, interp.question)}</div>'
+        f'<div class="ad-answer">{escape(interp.answer)} {links}</div></div>'
+    )
+
+
+def interpretations_html(result: Result) -> str:
+    if not result.interpretations:
+        return f'<div class="ad-empty" data-testid="no-answer">{escape(result.message or "No answer found.")}</div>'
+    numbers = {p.id: n for n, p in enumerate(result.passages, 1)}
+    head = (
+        f'<div class="ad-summary">{len(result.interpretations)} interpretations: the question is ambiguous.</div>'
+        if result.ambiguous
+        else '<div class="ad-summary">One clear answer.</div>'
+    )
+    cards = "".join(
+        card_html(result.question, n, i, numbers, result.ambiguous) for n, i in enumerate(result.interpretations, 1)
+    )
+    return head + f'<div class="ad-cards">{cards}</div>'
+
+
+def paragraph_html(text: str, n_passages: int, final: bool = True) -> str:
+    """The paragraph, escaped, with [n] turned into links to passage n."""
+    if not text:
+        return ""
+
+    def link(m: re.Match) -> str:
+        n = int(m.group(1))
+        return f'<a class="cite" href="#{anchor(n)}">[{n}]</a>' if 1 <= n <= n_passages else m.group(0)
+
+    body = CITATION.sub(link, escape(text))
+    state = "" if final else '<span class="ad-writing"> (writing…)</span>'
+    return f'<div class="ad-paragraph" data-testid="paragraph">{body}{state}</div>'
+
+
+def passages_html(passages: list[Passage]) -> str:
+    items = "".join(
+        f'<li id="{anchor(n)}"><b>[{n}] {escape(p.title)}</b> <span class="ad-score">{p.score:.2f}</span>'
+        f"<div>{escape(p.text)}</div></li>"
+        for n, p in enumerate(passages, 1)
+    )
+    return f'<ol class="ad-passages">{items}</ol><div class="ad-credit">{escape(WIKI_CREDIT)}</div>' if items else ""
+
+
+def timings_html(timings: dict[str, float]) -> str:
+    cells = "".join(f"<tr><td>{escape(k)}</td><td>{v:.0f} ms</td></tr>" for k, v in timings.items())
+    return f'<table class="ad-timings">{cells}</table>' if cells else ""
+
+
+CSS = """
+.ad-card{border:1px solid #d0d7de;border-radius:8px;padding:10px 14px;margin:8px 0;background:#fff}
+.ad-label{font-size:.8em;color:#57606a}
+.ad-question{font-size:1.1em;margin:4px 0}
+.ad-answer{font-weight:600}
+.ad-question ins{background:#dafbe1;text-decoration:none;padding:0 2px}
+.ad-question del{background:#ffebe9;padding:0 2px}
+.ad-paragraph{line-height:1.6}
+.ad-passages li{margin:6px 0}
+.ad-credit{font-size:.8em;color:#57606a}
+.ad-empty{padding:10px;color:#9a6700}
+"""

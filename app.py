@@ -1,0 +1,54 @@
+"""Start ambigdemo: ``python app.py`` (web, http://127.0.0.1:7860) or ``python app.py --desktop``.
+
+On first start it builds the embedded default (model export and index, a few minutes, once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
+    p.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
+    p.add_argument("--preset", help="model preset (default: embedded, or AMBIGDEMO_PRESET)")
+    p.add_argument("--index", help="an index folder built by `python -m ambigdemo build-index`")
+    p.add_argument("--desktop", action="store_true", help="open in a native window instead of a browser")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    from ambigdemo.artifacts import build_embedded
+    from ambigdemo.config import Config
+    from ambigdemo.pipeline import Pipeline
+    from ambigdemo.runtimes.index import ArtifactError
+    from ambigdemo.ui.app import build_app, launch
+
+    overrides = {}
+    if args.preset:
+        overrides["preset"] = args.preset
+    if args.index:
+        overrides["index_dir"] = Path(args.index)
+    config = Config.from_env(**overrides)
+    build_embedded(config.models_dir / "embedded")
+    try:
+        pipeline = Pipeline.load(config)
+    except ArtifactError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    demo = build_app(pipeline, config)
+    if args.desktop:
+        from ambigdemo.ui.desktop import run_desktop
+
+        return run_desktop(demo, args.host, args.port)
+    launch(demo, args.host, args.port)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
