@@ -1,0 +1,120 @@
+"""Session fixtures shared by every test: the real embedded preset, one loaded pipeline, a live
+Gradio app on a free local port, a headless Chromium, and a folder for screenshots.
+
+Nothing here is mocked: ``preset`` builds ``models/embedded`` if it is missing (minutes, once)
+and every other fixture loads the real ONNX models and FAISS index from it.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+ROOT = Path(__file__).resolve().parent.parent
+EMBEDDED = ROOT / "models" / "embedded"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="session")
+def preset():
+    """The embedded preset, built (or verified) once per session; returns its PresetPaths."""
+    from ambigdemo.artifacts import build_embedded
+
+    return build_embedded(EMBEDDED, progress=False)
+
+
+@pytest.fixture(scope="session")
+def pipeline(preset):
+    """One Pipeline over the real embedded models, shared by the whole session."""
+    from ambigdemo.config import Config
+    from ambigdemo.pipeline import Pipeline
+
+    return Pipeline.load(Config.from_env())
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_http(url: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as resp:
+                if resp.status < 500:
+                    return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+        time.sleep(0.2)
+
+
+@pytest.fixture(scope="session")
+def app_url(pipeline, tmp_path_factory):
+    """The real Gradio app (ambigdemo.ui.app.build_app) served on 127.0.0.1:<free port>.
+
+    ``AMBIGDEMO_DATA_DIR`` points at a session tmp dir for the app's lifetime, so judgments and
+    caches written through the UI never touch ./data.
+    """
+    from ambigdemo.config import Config
+    from ambigdemo.ui.app import build_app, launch
+
+    data_dir = tmp_path_factory.mktemp("app-data")
+    previous = os.environ.get("AMBIGDEMO_DATA_DIR")
+    os.environ["AMBIGDEMO_DATA_DIR"] = str(data_dir)
+    demo = None
+    try:
+        config = Config.from_env()
+        app_pipeline = pipeline.with_options(data_dir=config.data_dir)
+        demo = build_app(app_pipeline, config)
+        port = free_port()
+        launch(demo, "127.0.0.1", port, prevent_thread_lock=True, quiet=True, inbrowser=False, share=False)
+        url = f"http://127.0.0.1:{port}/"
+        _wait_http(url)
+        yield url
+    finally:
+        if demo is not None:
+            demo.close()
+        if previous is None:
+            os.environ.pop("AMBIGDEMO_DATA_DIR", None)
+        else:
+            os.environ["AMBIGDEMO_DATA_DIR"] = previous
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium from Debian (/usr/bin/chromium) through Playwright's sync API."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    """ROOT/test-artifacts (git-ignored): screenshots and other files for a human to look at."""
+    folder = ROOT / "test-artifacts"
+    folder.mkdir(exist_ok=True)
+    return folder
