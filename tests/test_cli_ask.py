@@ -1,0 +1,99 @@
+"""``python -m ambigdemo ask`` as a user runs it: a real subprocess, real models, its JSON contract."""
+
+from __future__ import annotations
+
+import json
+import re
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def ask(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run(
+        [sys.executable, "-m", "ambigdemo", "ask", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+    )
+
+
+def test_ask_json_contract(preset):
+    proc = ask("When was the Eiffel Tower built?", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert {"question", "interpretations", "paragraph", "passages", "timings_ms"} <= set(data)
+    assert data["question"] == "When was the Eiffel Tower built?"
+    assert data["interpretations"], "the corpus answers this question"
+    for i in data["interpretations"]:
+        assert {"question", "answer", "passages", "score", "edit"} <= set(i)
+        assert isinstance(i["question"], str) and i["question"].endswith("?")
+        assert isinstance(i["answer"], str) and i["answer"]
+        assert isinstance(i["passages"], list) and i["passages"]
+        assert isinstance(i["score"], (int, float))
+        assert set(i["edit"]) == {"added", "removed"}
+        assert all(isinstance(w, str) for w in i["edit"]["added"] + i["edit"]["removed"])
+    assert any("1889" in i["answer"] for i in data["interpretations"])
+    assert isinstance(data["paragraph"], str) and data["paragraph"]
+    ids = [p["id"] for p in data["passages"]]
+    assert len(ids) == 8 and len(set(ids)) == 8
+    for p in data["passages"]:
+        assert set(p) >= {"id", "title", "text", "score"}
+        assert isinstance(p["score"], float)
+    for i in data["interpretations"]:
+        assert set(i["passages"]) <= set(ids)
+    assert {"retrieve", "answers", "rewrite", "total"} <= set(data["timings_ms"])
+    assert all(isinstance(v, (int, float)) and v >= 0 for v in data["timings_ms"].values())
+
+
+def test_ask_text_output_and_options(preset):
+    proc = ask("What is the capital of the Netherlands?", "--no-generator", "--top-k", "5")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "Amsterdam" in out
+    sources = [line for line in out.splitlines() if re.match(r"^\s+\[\d+\] .+ \(.+#\d+\)$", line)]
+    assert len(sources) == 5, out
+    assert "CC BY-SA" in out
+
+
+def test_ask_unicode_json_is_utf8(preset):
+    proc = ask("Où est la tour Eiffel ? 🗼", "--json", "--no-generator")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["question"] == "Où est la tour Eiffel ? 🗼"
+
+
+@pytest.mark.parametrize("question, message", [("", "Please type a question"), ("z" * 301, "300 characters")])
+def test_ask_bad_question_exits_2_with_a_message(preset, question, message):
+    proc = ask(question, "--json")
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_ask_with_a_truncated_index_exits_2_naming_the_file(preset, tmp_path):
+    folder = tmp_path / "index"
+    shutil.copytree(preset.index, folder)
+    target = folder / "index.faiss"
+    with open(target, "r+b") as fh:
+        fh.truncate(1000)
+    proc = ask("When was the Eiffel Tower built?", "--index", str(folder))
+    assert proc.returncode == 2
+    assert str(target) in proc.stderr and "python -m ambigdemo build" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_ask_without_a_question_is_a_usage_error():
+    proc = ask()
+    assert proc.returncode == 2
+    assert "question" in proc.stderr

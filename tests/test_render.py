@@ -1,0 +1,139 @@
+"""Result -> HTML (ui/render.py and the Ask tab's stream): structure, citation links and escaping."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from ambigdemo.ui import render
+from ambigdemo.ui.ask import answer_stream
+
+HOSTILE = ["<script>alert(1)</script>", "**x**", "<img src=x onerror=alert(1)>?", "Où est la tour Eiffel ? 🗼"]
+
+
+class Tags(HTMLParser):
+    """Start tags and their attributes, as a browser would parse them."""
+
+    def __init__(self, html: str):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def tag_names(html: str) -> set[str]:
+    return {t for t, _ in Tags(html).tags}
+
+
+ALLOWED = {"div", "span", "a", "ins", "del", "ol", "li", "b", "table", "tr", "td"}
+
+
+@pytest.fixture(scope="module")
+def fast(pipeline):
+    return pipeline.with_options(use_generator=False)
+
+
+@pytest.fixture(scope="module")
+def netherlands(fast):
+    return fast.ask("What is the capital of the Netherlands?")
+
+
+def all_html(result) -> str:
+    return "".join(
+        [
+            render.interpretations_html(result),
+            render.paragraph_html(result.paragraph, len(result.passages)),
+            render.passages_html(result.passages),
+            render.timings_html(result.timings_ms),
+        ]
+    )
+
+
+def test_cards_one_per_interpretation_with_working_citations(netherlands):
+    html = render.interpretations_html(netherlands)
+    tags = Tags(html).tags
+    cards = [a for t, a in tags if a.get("data-testid") == "interpretation"]
+    assert len(cards) == len(netherlands.interpretations) >= 2
+    assert f"{len(netherlands.interpretations)} interpretations" in html
+    links = [a["href"] for t, a in tags if t == "a"]
+    assert links and all(re.fullmatch(r"#passage-[1-8]", h) for h in links)
+    passage_ids = {a.get("id") for t, a in Tags(render.passages_html(netherlands.passages)).tags if t == "li"}
+    assert {h[1:] for h in links} <= passage_ids, "every card citation points at a listed passage"
+
+
+def test_edits_are_marked(netherlands):
+    html = render.interpretations_html(netherlands)
+    for i in netherlands.interpretations:
+        for word in i.edit.added:
+            assert f"<ins>{render.escape(word)}</ins>" in html
+
+
+def test_diff_html_marks_added_and_removed_words():
+    html = render.diff_html("Who won the World Cup?", "Who won the 2014 FIFA World Cup?")
+    assert html == "Who won the <ins>2014</ins> <ins>FIFA</ins> World Cup?"
+    assert "<del>won</del>" in render.diff_html("Who won it?", "Who lost it?")
+
+
+def test_paragraph_links_only_existing_passages():
+    html = render.paragraph_html("A [1]. B [2][8]. C [9]. D [0].", 8)
+    hrefs = [a["href"] for t, a in Tags(html).tags if t == "a"]
+    assert hrefs == ["#passage-1", "#passage-2", "#passage-8"]
+    assert "[9]" in html and "[0]" in html, "out-of-range citations stay plain text"
+    assert 'data-testid="paragraph"' in html
+    assert "writing" in render.paragraph_html("draft", 8, final=False)
+    assert render.paragraph_html("", 8) == ""
+
+
+def test_single_answer_and_no_answer(fast):
+    single = fast.ask("Who painted the Mona Lisa?")
+    if len(single.interpretations) == 1:
+        assert "One clear answer" in render.interpretations_html(single)
+    none = fast.ask("Who sings What a Beautiful Name?")
+    html = render.interpretations_html(none)
+    assert 'data-testid="no-answer"' in html and "No answer found" in html
+
+
+@pytest.mark.parametrize("question", HOSTILE)
+def test_hostile_questions_are_rendered_escaped(fast, question):
+    result = fast.ask(question)
+    html = all_html(result)
+    assert "<script" not in html.lower()
+    assert tag_names(html) <= ALLOWED, tag_names(html)
+    for _, attrs in Tags(html).tags:
+        assert not any(k.startswith("on") for k in attrs), attrs
+    if "<" in question and result.interpretations:
+        assert "&lt;" in html
+
+
+def test_hostile_text_from_every_field_is_escaped(netherlands):
+    evil = "<script>alert(1)</script>**bold** [1]"
+    interps = [dataclasses.replace(i, question=i.question + evil, answer=evil) for i in netherlands.interpretations]
+    passages = [dataclasses.replace(p, title=evil, text=evil) for p in netherlands.passages]
+    result = dataclasses.replace(netherlands, question=evil, interpretations=interps, passages=passages, paragraph=evil)
+    result.timings_ms = {evil: 1.0}
+    html = all_html(result)
+    assert "<script" not in html.lower()
+    assert html.count("&lt;script&gt;") >= len(interps) + len(passages) + 2
+    assert tag_names(html) <= ALLOWED
+
+
+def test_ask_tab_stream_shows_an_input_error_for_empty_and_long_questions(fast):
+    for question, message in (("", "Please type a question."), ("y" * 301, "limited to 300 characters")):
+        [(cards, paragraph, passages, timings)] = list(answer_stream(fast, question))
+        assert 'data-testid="input-error"' in cards and message in cards
+        assert paragraph == passages == timings == ""
+
+
+def test_ask_tab_stream_yields_cards_then_a_final_paragraph(fast):
+    updates = list(answer_stream(fast, "<b>When</b> was the Eiffel Tower built?"))
+    cards, paragraph, passages, timings = updates[-1]
+    assert 'data-testid="interpretation"' in cards
+    assert 'data-testid="paragraph"' in paragraph and "writing" not in paragraph
+    assert 'id="passage-1"' in passages and "CC BY-SA" in passages
+    assert "total" in timings
+    assert "<b>When</b>" not in cards + paragraph

@@ -1,0 +1,236 @@
+"""The ONNX embedder and generator and the FAISS passage index, on the real embedded preset."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ambigdemo.artifacts import BUILD_COMMAND, PresetPaths, verify
+from ambigdemo.config import Config
+from ambigdemo.pipeline import Pipeline
+from ambigdemo.runtimes.index import MANIFEST, PASSAGES, VECTORS, ArtifactError, PassageIndex
+from ambigdemo.runtimes.onnx import Message
+
+
+@pytest.fixture(scope="module")
+def embedder(pipeline):
+    return pipeline.retriever.embedder
+
+
+@pytest.fixture(scope="module")
+def generator(pipeline):
+    assert pipeline.summarizer.generator is not None, "the default config loads the generator"
+    return pipeline.summarizer.generator
+
+
+@pytest.fixture(scope="module")
+def index(pipeline):
+    return pipeline.retriever.index
+
+
+# --- embedder -------------------------------------------------------------------------------------
+
+
+def test_embedder_vectors_are_unit_norm(embedder):
+    texts = ["When was the Eiffel Tower built?", "x", "Ünïcödé 🗼 text", "A " * 400]
+    vectors = embedder.encode(texts)
+    assert vectors.shape == (len(texts), embedder.dim)
+    assert vectors.dtype == np.float32
+    assert np.all(np.isfinite(vectors))
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+
+
+def test_embedder_paraphrase_is_closer_than_unrelated(embedder):
+    query, paraphrase, unrelated = embedder.encode(
+        [
+            "When was the Eiffel Tower built?",
+            "In what year was the Eiffel Tower constructed?",
+            "Bananas are a good source of potassium.",
+        ]
+    )
+    close, far = float(query @ paraphrase), float(query @ unrelated)
+    assert close > 0.7, close
+    assert close > far + 0.3, (close, far)
+
+
+def test_embedder_batches_do_not_change_vectors(embedder):
+    texts = [f"Question number {i} about {'long ' * i}topics?" for i in range(7)]
+    together = embedder.encode(texts, batch_size=32)
+    one_by_one = np.vstack([embedder.encode([t]) for t in texts])
+    np.testing.assert_allclose(together, one_by_one, atol=1e-4)
+
+
+def test_embedder_matches_index(embedder, index):
+    assert index.vectors.d == embedder.dim
+    assert index.embedder_id, "the index manifest names the embedder it was built with"
+
+
+# --- generator ------------------------------------------------------------------------------------
+
+
+def test_generator_streams_growing_text_and_stops_at_the_token_limit(generator):
+    limit = 12
+    chunks = list(generator.stream([Message("user", "Write a long story about a cat.")], max_new_tokens=limit))
+    assert 1 <= len(chunks) <= limit
+    assert all(isinstance(c, str) for c in chunks)
+    assert chunks[-1].strip(), "the model wrote something"
+    for before, after in zip(chunks, chunks[1:]):
+        assert len(after) >= len(before) - 1  # grows token by token (a byte-level merge may rewrite the tail)
+
+
+def test_generator_stops_at_end_of_turn(generator):
+    limit = 60
+    chunks = list(generator.stream([Message("user", "Reply with one word: yes or no. Is the sky blue?")], max_new_tokens=limit))
+    assert chunks and len(chunks) < limit, "an end-of-turn token ends the stream before the limit"
+    assert "<|im_end|>" not in chunks[-1]
+
+
+def test_generator_stop_strings_cut_the_text(generator):
+    messages = [Message("user", "Describe Paris in two sentences.")]
+    full = generator.generate(messages, max_new_tokens=30)
+    words = full.split()
+    assert len(words) >= 4, full
+    stop = " " + words[2]
+    cut = full.index(stop)
+    stopped = list(generator.stream(messages, max_new_tokens=30, stop=(stop,)))
+    assert stopped[-1] == full[:cut]
+    assert stop not in stopped[-1]
+
+
+def test_generator_is_deterministic_and_scores_likely_text_higher(generator):
+    messages = [Message("user", "Say hello.")]
+    assert generator.generate(messages, 8) == generator.generate(messages, 8)
+    likely, unlikely = generator.score(messages, "Hello!"), generator.score(messages, "zebra quantum fjord")
+    assert 0 < likely < unlikely
+
+
+# --- index ----------------------------------------------------------------------------------------
+
+
+def test_index_search_finds_the_passage_with_the_fact(pipeline):
+    passages = pipeline.retriever.search("When was the Eiffel Tower built?", 8)
+    assert len(passages) == 8
+    assert "Eiffel Tower" in passages[0].title
+    assert any("Eiffel Tower" in p.text and "1889" in p.text for p in passages)
+    scores = [p.score for p in passages]
+    assert scores == sorted(scores, reverse=True)
+    assert all(-1.0001 <= s <= 1.0001 for s in scores)
+    assert len({p.id for p in passages}) == len(passages)
+
+
+def test_index_batch_search_matches_single_search(pipeline):
+    questions = ["When was the Eiffel Tower built?", "What is the capital of the Netherlands?"]
+    batch = pipeline.retriever.batch_search(questions, 5)
+    for q, hits in zip(questions, batch):
+        single = pipeline.retriever.search(q, 5)
+        assert [p.id for p in hits] == [p.id for p in single]
+
+
+def test_index_manifest_counts_match(index, preset):
+    manifest = json.loads((preset.index / MANIFEST).read_text())
+    assert manifest["count"] == len(index.passages) == index.vectors.ntotal
+    assert set(manifest["files"]) == {PASSAGES, VECTORS}
+
+
+def test_preset_verifies(preset):
+    verify(preset)  # every file of the built preset matches its manifest
+
+
+# --- broken artifacts -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def index_copy(preset, tmp_path) -> Path:
+    folder = tmp_path / "index"
+    shutil.copytree(preset.index, folder)
+    return folder
+
+
+def _assert_names(exc: pytest.ExceptionInfo, path: Path) -> None:
+    message = str(exc.value)
+    assert os.fspath(path) in message, message
+    assert BUILD_COMMAND in message, message
+    assert BUILD_COMMAND == "python -m ambigdemo build"
+
+
+def test_truncated_index_file_raises_artifact_error(index_copy):
+    target = index_copy / VECTORS
+    with open(target, "r+b") as fh:
+        fh.truncate(target.stat().st_size // 2)
+    with pytest.raises(ArtifactError) as exc:
+        PassageIndex.load(index_copy)
+    _assert_names(exc, target)
+    assert "truncated" in str(exc.value)
+
+
+def test_corrupted_byte_in_index_file_raises_artifact_error(index_copy):
+    target = index_copy / VECTORS
+    data = bytearray(target.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    target.write_bytes(bytes(data))
+    with pytest.raises(ArtifactError) as exc:
+        PassageIndex.load(index_copy)
+    _assert_names(exc, target)
+    assert "sha256" in str(exc.value)
+
+
+def test_corrupted_passages_file_raises_artifact_error(index_copy):
+    target = index_copy / PASSAGES
+    data = bytearray(target.read_bytes())
+    data[100] ^= 0x01
+    target.write_bytes(bytes(data))
+    with pytest.raises(ArtifactError) as exc:
+        PassageIndex.load(index_copy)
+    _assert_names(exc, target)
+
+
+def test_missing_manifest_raises_artifact_error(index_copy):
+    (index_copy / MANIFEST).unlink()
+    with pytest.raises(ArtifactError) as exc:
+        PassageIndex.load(index_copy)
+    _assert_names(exc, index_copy / MANIFEST)
+
+
+def test_unreadable_index_with_matching_manifest_raises_artifact_error(index_copy):
+    """Even when the manifest was rewritten to match, a truncated FAISS file is reported, not crashed on."""
+    from ambigdemo.runtimes.index import write_manifest
+
+    manifest = json.loads((index_copy / MANIFEST).read_text())
+    target = index_copy / VECTORS
+    with open(target, "r+b") as fh:
+        fh.truncate(target.stat().st_size // 2)
+    meta = {k: v for k, v in manifest.items() if k != "files"}
+    write_manifest(index_copy, [PASSAGES, VECTORS], **meta)
+    with pytest.raises(ArtifactError) as exc:
+        PassageIndex.load(index_copy)
+    _assert_names(exc, target)
+
+
+def test_pipeline_load_reports_a_truncated_index(index_copy):
+    target = index_copy / VECTORS
+    with open(target, "r+b") as fh:
+        fh.truncate(100)
+    with pytest.raises(ArtifactError) as exc:
+        Pipeline.load(Config.from_env(index_dir=index_copy, use_generator=False))
+    _assert_names(exc, target)
+
+
+def test_verify_names_a_corrupt_model_file(preset, tmp_path):
+    root = tmp_path / "embedded"
+    for name in ("embedder", "generator", "index"):
+        (root / name).mkdir(parents=True)
+        for f in getattr(preset, name).iterdir():
+            # the big generator is linked, not copied; only the embedder's copy is damaged
+            (root / name / f.name).symlink_to(f) if name != "embedder" else shutil.copy(f, root / name / f.name)
+    target = root / "embedder" / "tokenizer.json"
+    data = bytearray(target.read_bytes())
+    data[10] ^= 0x20
+    target.write_bytes(bytes(data))
+    with pytest.raises(ArtifactError) as exc:
+        verify(PresetPaths(root))
+    _assert_names(exc, target)

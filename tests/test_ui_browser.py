@@ -1,0 +1,68 @@
+"""The Ask tab in a real headless Chromium: type, click, see cards, paragraph and citations."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+TIMEOUT_MS = 120_000
+
+
+@pytest.fixture
+def page(browser, app_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(app_url, wait_until="domcontentloaded")
+    page.locator("#question textarea").wait_for(timeout=60_000)
+    yield page
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def ask(page, question: str) -> None:
+    box = page.locator("#question textarea")
+    box.fill(question)
+    page.locator("#ask").click()
+
+
+def test_ask_shows_cards_then_a_cited_paragraph(page, artifacts_dir):
+    ask(page, "When was the Eiffel Tower built?")
+    cards = page.locator("[data-testid=interpretation]")
+    cards.first.wait_for(timeout=TIMEOUT_MS)
+    assert cards.count() >= 1
+    assert "1889" in page.locator("#cards").inner_text()
+
+    paragraph = page.locator("[data-testid=paragraph]")
+    paragraph.wait_for(timeout=TIMEOUT_MS)
+    page.locator("[data-testid=paragraph] .ad-writing").wait_for(state="detached", timeout=TIMEOUT_MS)
+    assert paragraph.inner_text().strip()
+
+    citations = page.locator("[data-testid=paragraph] a.cite")
+    assert citations.count() >= 1, paragraph.inner_html()
+    href = citations.first.get_attribute("href")
+    assert re.fullmatch(r"#passage-\d+", href)
+    target = page.locator(href)
+    assert target.count() == 1, f"citation {href} points at a listed passage"
+    assert target.is_visible()
+    page.locator("#timings").count()  # the timings accordion is present (collapsed)
+
+    page.screenshot(path=str(artifacts_dir / "ask.png"), full_page=True)
+
+
+def test_empty_question_shows_the_input_error(page, artifacts_dir):
+    ask(page, "   ")
+    error = page.locator("[data-testid=input-error]")
+    error.wait_for(timeout=60_000)
+    assert "Please type a question." in error.inner_text()
+    assert page.locator("[data-testid=interpretation]").count() == 0
+    page.screenshot(path=str(artifacts_dir / "ask-empty.png"))
+
+
+def test_hostile_question_is_shown_as_text(page):
+    ask(page, "<img src=x onerror=\"window.__pwned=1\"> <script>window.__pwned=1</script> **x**")
+    page.locator("[data-testid=interpretation], [data-testid=no-answer]").first.wait_for(timeout=TIMEOUT_MS)
+    assert page.evaluate("window.__pwned === undefined")
+    assert page.locator("#cards img, #cards script, #paragraph script").count() == 0
