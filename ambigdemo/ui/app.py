@@ -7,7 +7,8 @@ import gradio as gr
 from ambigdemo import __version__
 from ambigdemo.config import Config
 from ambigdemo.pipeline import Pipeline
-from ambigdemo.ui import ask, render
+from ambigdemo.runtimes.store import open_store
+from ambigdemo.ui import ask, compare, leaderboard, render
 
 TITLE = "ambigdemo: ambiguous question answering"
 INTRO = (
@@ -18,11 +19,16 @@ INTRO = (
 
 
 def build_app(pipeline: Pipeline, config: Config) -> gr.Blocks:
+    store = open_store(config.data_dir, config.judgments_db, config.annotator_daily_cap)
     with gr.Blocks(title=TITLE) as demo:
         gr.Markdown(f"## {TITLE}\n{INTRO}")
         with gr.Tabs():
             with gr.Tab("Ask", id="ask"):
                 ask.build(pipeline)
+            with gr.Tab("Compare", id="compare"):
+                compare.build(pipeline, store, config)
+            with gr.Tab("Leaderboard", id="leaderboard") as leaderboard_tab:
+                leaderboard.build(store, config, tab=leaderboard_tab)
         gr.Markdown(f"<small>ambigdemo {__version__} · preset `{config.preset}` · Wikipedia text CC BY-SA 4.0</small>")
     demo.queue(default_concurrency_limit=config.concurrency, max_size=64)
     return demo

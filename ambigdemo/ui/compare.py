@@ -1,0 +1,384 @@
+"""The Compare tab: blind pairwise judgments of two systems' answers (ASQA's human evaluation).
+
+An annotator (a typed name, or the Hugging Face login on a Space) loads a random pair the store
+says they have not judged; both answers are generated before any verdict can be given (the buttons
+stay disabled, and :meth:`CompareSession.judge` rejects a verdict without both answers). They tick
+the interpretations each side answers correctly (ACC), prefer A, B or a tie on comprehensiveness,
+fluency and overall, and submit, skip or call both answers bad. Each shown pair carries one
+``client_key``, so repeated clicks store one judgment. System names are revealed after the verdict.
+
+Which system is on which side lives only in the server-side ``gr.State``; every text shown (answers,
+imported references, comments, messages) is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import os
+import random
+import re
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+import gradio as gr
+
+from ambigdemo import __version__
+from ambigdemo.config import Config
+from ambigdemo.runtimes.store import CRITERIA_LABELS, Judgment, JudgmentStore, StoreError, utc_now
+from ambigdemo.systems import Arena, Pair, SystemAnswer
+
+log = logging.getLogger(__name__)
+
+MAX_NAME_CHARS = 64
+MAX_COMMENT_CHARS = 2000
+MAX_LABEL_CHARS = 300
+CRITERIA = (
+    ("comprehensiveness", "Comprehensiveness: which answer covers more of the question's interpretations?"),
+    ("fluency", "Fluency: which answer reads better (clear, coherent, well-formed)?"),
+    ("overall", "Overall: which answer would you rather receive?"),
+)
+CHOICES = [("A", "A"), ("B", "B"), ("Tie", "tie")]
+INSTRUCTIONS = (
+    "Compare two answers to the same question without knowing which system wrote them. Questions may "
+    "be **ambiguous**: a good answer names every plausible interpretation and answers each one. "
+    "For each side, tick the interpretations it answers **correctly**, then choose A, B or tie on each "
+    "criterion and submit. The systems are revealed after your verdict."
+)
+CITATION = re.compile(r"\[(\d+)\]")
+CSS = """
+.cmp-question{font-size:1.2em;font-weight:600;margin:6px 0}
+.cmp-answer{border:1px solid #d0d7de;border-radius:8px;padding:10px 14px;min-height:80px;background:#fff}
+.cmp-side{font-size:.8em;color:#57606a;text-transform:uppercase;letter-spacing:.05em}
+.cmp-paragraph{line-height:1.6;margin:6px 0;white-space:pre-wrap}
+.cmp-paragraph a.cite{padding:0 1px;text-decoration:none}
+.cmp-pending{color:#9a6700}
+.cmp-meta{font-size:.85em;color:#57606a}
+.cmp-passages{font-size:.85em}
+.cmp-passages li{margin:4px 0}
+.cmp-status{padding:8px 12px;border-radius:8px;margin:4px 0}
+.cmp-ok{background:#dafbe1}
+.cmp-warn{background:#fff8c5}
+.cmp-reveal code{font-weight:600}
+"""
+
+
+def on_space() -> bool:
+    """Identify annotators by their HF login: on a Space (``SPACE_ID``) with OAuth enabled.
+
+    OAuth needs ``hf_oauth: true`` in the Space's README (which sets ``OAUTH_CLIENT_ID``) and
+    ``gradio[oauth]``; without them Gradio cannot serve the login routes, so the typed name is used.
+    """
+    if not os.environ.get("SPACE_ID"):
+        return False
+    if not os.environ.get("OAUTH_CLIENT_ID"):
+        log.warning("SPACE_ID is set but OAuth is not enabled (hf_oauth: true); annotators type their name")
+        return False
+    try:
+        import authlib  # noqa: F401
+        import itsdangerous  # noqa: F401
+    except ImportError:
+        log.warning("gradio[oauth] is not installed; annotators type their name")
+        return False
+    return True
+
+
+def clean_name(name: str | None) -> str:
+    """Annotator key from a typed name: whitespace collapsed, case-folded, at most 64 characters."""
+    return " ".join((name or "").split()).casefold()[:MAX_NAME_CHARS]
+
+
+# ---------------------------------------------------------------- rendering (all text escaped)
+
+def question_html(question: str, shown: str = "") -> str:
+    """The question; ``shown`` (a random id per displayed pair) lets a page tell one pair from the next."""
+    return (f'<div class="cmp-question" data-testid="compare-question" data-shown="{escape(shown)}">'
+            f"{escape(question)}</div>")
+
+
+def answer_html(answer: SystemAnswer | None, side: str, pending: bool = False) -> str:
+    """One side's answer: escaped paragraph with [n] linked to its own escaped passages."""
+    head = f'<div class="cmp-side">Answer {escape(side)}</div>'
+    if answer is None:
+        body = ('<div class="cmp-pending" data-testid="answer-pending">Generating…</div>' if pending
+                else '<div class="cmp-meta">Press “Next pair”.</div>')
+        return f'<div class="cmp-answer" data-testid="answer-{side.lower()}">{head}{body}</div>'
+    n = len(answer.passages)
+    prefix = f"cmp-{side.lower()}-p"
+
+    def link(m: re.Match) -> str:
+        k = int(m.group(1))
+        return f'<a class="cite" href="#{prefix}{k}">[{k}]</a>' if 1 <= k <= n else m.group(0)
+
+    paragraph = CITATION.sub(link, escape(answer.paragraph))
+    count = len(answer.interpretations)
+    meta = (f"Lists {count} interpretation{'s' if count != 1 else ''}: tick below the ones it answers correctly."
+            if count else "Lists no interpretations.")
+    passages = "".join(
+        f'<li id="{prefix}{k}"><b>[{k}] {escape(p.get("title", ""))}</b> {escape(p.get("text", ""))}</li>'
+        for k, p in enumerate(answer.passages, 1)
+    )
+    details = (f'<details class="cmp-passages"><summary>Passages ({n})</summary><ol>{passages}</ol></details>'
+               if passages else "")
+    return (f'<div class="cmp-answer" data-testid="answer-{side.lower()}" data-complete="true">{head}'
+            f'<div class="cmp-paragraph">{paragraph}</div><div class="cmp-meta">{meta}</div>{details}</div>')
+
+
+def interpretation_choices(answer: SystemAnswer | None) -> list[tuple[str, int]]:
+    """Checkbox choices ``(label, index)``; labels are plain text (the browser shows them as text)."""
+    if answer is None:
+        return []
+    out = []
+    for k, i in enumerate(answer.interpretations):
+        label = f"{k + 1}. {i['question']} → {i['answer']}"
+        out.append((label if len(label) <= MAX_LABEL_CHARS else label[: MAX_LABEL_CHARS - 1] + "…", k))
+    return out
+
+
+def status_html(message: str, kind: str = "warn") -> str:
+    if not message:
+        return ""
+    return f'<div class="cmp-status cmp-{kind}" data-testid="compare-status">{escape(message)}</div>'
+
+
+def reveal_html(pair: dict[str, Any], message: str, kind: str = "ok") -> str:
+    """The store's message and which system wrote each side."""
+    return (
+        f'<div class="cmp-status cmp-{kind}" data-testid="compare-status">{escape(message)}'
+        f'<div class="cmp-reveal" data-testid="reveal">Answer A was <code data-testid="system-a">'
+        f'{escape(pair["system_a"])}</code>; answer B was <code data-testid="system-b">'
+        f'{escape(pair["system_b"])}</code>. Press “Next pair” for another.</div></div>'
+    )
+
+
+# ---------------------------------------------------------------- server-side logic
+
+@dataclass
+class CompareSession:
+    """The Compare tab's logic, independent of Gradio components (each method returns plain data)."""
+
+    arena: Arena
+    store: JudgmentStore
+    rng: random.Random
+
+    def new_state(self, pair: Pair) -> dict[str, Any]:
+        """Server-side state of one shown pair: its client_key, sides and (later) the answers."""
+        return {
+            "pair": pair.to_dict(), "client_key": str(uuid.uuid4()), "started_at": utc_now(),
+            "answers": {"A": None, "B": None}, "done": False, "shown": uuid.uuid4().hex[:12],
+        }
+
+    def generate(self, state: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """Fill ``state["answers"]`` side by side, yielding the state after each answer."""
+        pair = state["pair"]
+        for side, system in (("A", pair["system_a"]), ("B", pair["system_b"])):
+            state["answers"][side] = self.arena.answer(system, pair["question"]).to_dict()
+            yield state
+
+    @staticmethod
+    def complete(state: dict[str, Any] | None) -> bool:
+        return bool(state and state.get("answers") and all(state["answers"].get(s) for s in ("A", "B")))
+
+    def judge(self, annotator: str, state: dict[str, Any] | None, verdict: str, acc_a: Any = (), acc_b: Any = (),
+              comprehensiveness: str | None = None, fluency: str | None = None, overall: str | None = None,
+              comment: str | None = "") -> tuple[str, str, Judgment | None]:
+        """Store one verdict on the shown pair; returns ``(kind, message, judgment)``.
+
+        ``kind``: ``saved`` (new), ``repeat`` (same client_key: the stored one), ``rejected`` (not
+        stored: missing answers, labels or identity), ``blocked`` (the store refused it: the pair
+        was already judged, or the daily cap is reached).
+        """
+        if not annotator:
+            return "rejected", "Type your name first (or sign in): it keeps your judgments apart.", None
+        if not state or not state.get("pair"):
+            return "rejected", "Load a pair first: press “Next pair”.", None
+        if verdict != "skip" and not self.complete(state):
+            return "rejected", "Wait until both answers are complete before judging.", None
+        labels = {"comprehensiveness": comprehensiveness, "fluency": fluency, "overall": overall}
+        if verdict == "vote":
+            missing = [name for name, value in labels.items() if value not in CRITERIA_LABELS]
+            if missing:
+                return "rejected", f"Choose A, B or tie for: {', '.join(missing)}.", None
+        labels = {k: v if v in CRITERIA_LABELS else "tie" for k, v in labels.items()}
+        if verdict == "both_bad":
+            labels["overall"] = "tie"
+        pair, answers = state["pair"], state["answers"]
+        totals = [len((answers.get(s) or {}).get("interpretations") or []) for s in ("A", "B")]
+        try:
+            judgment = Judgment.new(
+                question=pair["question"], system_a=pair["system_a"], system_b=pair["system_b"],
+                answer_a=answers.get("A"), answer_b=answers.get("B"), annotator=annotator,
+                client_key=state["client_key"], left_is=pair["system_a"],
+                acc_a=_indices(acc_a, totals[0]), acc_a_total=totals[0],
+                acc_b=_indices(acc_b, totals[1]), acc_b_total=totals[1],
+                verdict=verdict, comment=(comment or "").strip()[:MAX_COMMENT_CHARS],
+                started_at=state["started_at"], app_version=__version__, **labels,
+            )
+            stored, created = self.store.add(judgment)
+        except StoreError as exc:
+            return "blocked", str(exc), None
+        except ValueError as exc:
+            log.warning("rejected judgment: %s", exc)
+            return "rejected", f"Not saved: {exc}", None
+        state["done"] = True
+        if not created:
+            return "repeat", "Saved once: repeated submissions of this pair are ignored.", stored
+        what = {"vote": "Judgment saved", "both_bad": "Saved: both answers bad", "skip": "Skipped"}[verdict]
+        return "saved", what + self.today(annotator), stored
+
+    def today(self, annotator: str) -> str:
+        n, cap = self.store.count_today(annotator), self.store.daily_cap
+        return f". You have given {n} verdict{'s' if n != 1 else ''} today" + (f" (daily cap {cap})." if cap else ".")
+
+
+def _indices(values: Any, total: int) -> list[int]:
+    """Ticked interpretation indices, validated: ints in ``range(total)``, distinct, sorted."""
+    out = set()
+    for v in values or ():
+        try:
+            i = int(v)
+        except (TypeError, ValueError):
+            continue
+        if 0 <= i < total:
+            out.add(i)
+    return sorted(out)
+
+
+# ---------------------------------------------------------------- Gradio wiring
+
+def _identified(fn: Callable, n_inputs: int, space: bool, generator: bool = False) -> Callable:
+    """A handler taking ``(name, *inputs)`` that calls ``fn(annotator, *inputs)``.
+
+    On a Space the handler also declares ``profile: gr.OAuthProfile | None`` (Gradio injects the
+    HF login) and the typed name is ignored; elsewhere the annotator is the typed name.
+    """
+
+    def annotator(args: tuple) -> tuple[str, tuple]:
+        if space:
+            *inputs, profile = args[1:]
+            return (f"hf:{profile.username}" if profile is not None else ""), tuple(inputs)
+        return clean_name(args[0]), args[1:]
+
+    if generator:
+        def handler(*args):
+            who, inputs = annotator(args)
+            yield from fn(who, *inputs)
+    else:
+        def handler(*args):
+            who, inputs = annotator(args)
+            return fn(who, *inputs)
+
+    params = [inspect.Parameter(f"x{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD) for i in range(n_inputs + 1)]
+    annotations: dict[str, Any] = {}
+    if space:
+        params.append(inspect.Parameter("profile", inspect.Parameter.POSITIONAL_OR_KEYWORD))
+        annotations["profile"] = gr.OAuthProfile | None
+    handler.__signature__ = inspect.Signature(params)
+    handler.__annotations__ = annotations
+    return handler
+
+
+def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = None,
+          rng: random.Random | None = None) -> CompareSession:
+    """Add the Compare tab's components and events to the current Blocks."""
+    arena = arena or Arena.from_env(pipeline, data_dir=config.data_dir)
+    session = CompareSession(arena, store, rng or random.Random())
+    space = on_space()
+
+    gr.Markdown(INSTRUCTIONS)
+    with gr.Row(equal_height=True):
+        if space:
+            gr.LoginButton(scale=1)
+        name = gr.Textbox(label="Your name", placeholder="e.g. alice", max_lines=1, scale=3,
+                          elem_id="annotator", visible=not space)
+        next_btn = gr.Button("Next pair", variant="primary", scale=1, elem_id="next-pair")
+    question = gr.HTML(css_template=CSS, elem_id="compare-question", padding=False)
+    with gr.Row(equal_height=False):
+        with gr.Column():
+            answer_a = gr.HTML(answer_html(None, "A"), css_template=CSS, elem_id="answer-a")
+            acc_a = gr.CheckboxGroup([], label="Which interpretations does answer A answer correctly?",
+                                     elem_id="acc-a", visible=False)
+        with gr.Column():
+            answer_b = gr.HTML(answer_html(None, "B"), css_template=CSS, elem_id="answer-b")
+            acc_b = gr.CheckboxGroup([], label="Which interpretations does answer B answer correctly?",
+                                     elem_id="acc-b", visible=False)
+    radios = [gr.Radio(CHOICES, label=label, elem_id=f"crit-{key}") for key, label in CRITERIA]
+    comment = gr.Textbox(label="Comment (optional)", max_lines=4, elem_id="comment")
+    with gr.Row():
+        submit_btn = gr.Button("Submit", variant="primary", interactive=False, elem_id="submit")
+        skip_btn = gr.Button("Skip", interactive=False, elem_id="skip")
+        bad_btn = gr.Button("Both bad", variant="stop", interactive=False, elem_id="both-bad")
+    status = gr.HTML(css_template=CSS, elem_id="compare-status")
+    state = gr.State(None)
+    skipped = gr.State([])
+    buttons = [submit_btn, skip_btn, bad_btn]
+
+    def enable(on: bool) -> list:
+        return [gr.update(interactive=on) for _ in buttons]
+
+    def load_pair(annotator: str, current: dict | None, skipped_ids: list) -> Iterator[list]:
+        keep = [gr.update()] * 9
+        if not annotator:
+            yield [current, *keep, *[gr.update()] * 3,
+                   status_html("Type your name first (or sign in): it keeps your judgments apart.")]
+            return
+        pair = arena.next_pair(annotator, store, session.rng, exclude=skipped_ids)
+        if pair is None:
+            yield [None, question_html(""), answer_html(None, "A"), answer_html(None, "B"),
+                   gr.update(choices=[], value=[], visible=False), gr.update(choices=[], value=[], visible=False),
+                   *[gr.update(value=None)] * 3, gr.update(value=""), *enable(False),
+                   status_html("You have judged every available pair. Thank you!", "ok")]
+            return
+        new = session.new_state(pair)
+        reset = [gr.update(choices=[], value=[], visible=False), gr.update(choices=[], value=[], visible=False),
+                 *[gr.update(value=None)] * 3, gr.update(value="")]
+        yield [new, question_html(pair.question, new["shown"]), answer_html(None, "A", True), answer_html(None, "B", True),
+               *reset, *enable(False), ""]
+        try:
+            for new in session.generate(new):
+                a, b = (SystemAnswer.from_dict(x) if x else None for x in (new["answers"]["A"], new["answers"]["B"]))
+                yield [new, gr.update(), answer_html(a, "A", True), answer_html(b, "B", True),
+                       *_acc_updates(a, b), *[gr.update()] * 4, *enable(False), ""]
+        except Exception:  # a failing system must not leave the tab stuck
+            log.exception("answering %r failed", pair.question)
+            yield [None, gr.update(), gr.update(), gr.update(), *[gr.update()] * 6, *enable(False),
+                   status_html("One of the systems failed on this question; press “Next pair” for another.")]
+            return
+        yield [new, *[gr.update()] * 9, *enable(True), ""]
+
+    def _acc_updates(a: SystemAnswer | None, b: SystemAnswer | None) -> list:
+        return [gr.update(choices=interpretation_choices(x), value=[], visible=bool(x and x.interpretations))
+                for x in (a, b)]
+
+    def judge(verdict: str) -> Callable:
+        def fn(annotator, current, skipped_ids, acc_a_v, acc_b_v, comp, flue, overall, comment_v):
+            kind, message, _ = session.judge(annotator, current, verdict, acc_a_v, acc_b_v, comp, flue, overall,
+                                             comment_v)
+            if verdict == "skip" and current and current.get("pair") and kind != "rejected":
+                skipped_ids = [*skipped_ids, Pair(**current["pair"]).pair_id]
+            if kind == "blocked":
+                return [current, skipped_ids, *enable(False), status_html(message)]
+            if kind == "rejected":
+                still = current is not None and not current.get("done") and session.complete(current)
+                return [current, skipped_ids, *enable(still), status_html(message)]
+            return [current, skipped_ids, *enable(False), reveal_html(current["pair"], message)]
+
+        return fn
+
+    inputs = [state, skipped, acc_a, acc_b, *radios, comment]
+    judge_outputs = [state, skipped, *buttons, status]
+    next_outputs = [state, question, answer_a, answer_b, acc_a, acc_b, *radios, comment, *buttons, status]
+    load = _identified(load_pair, 2, space, generator=True)
+    next_btn.click(load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private",
+                   concurrency_id="compare-next")
+    for button, verdict in ((submit_btn, "vote"), (bad_btn, "both_bad")):
+        button.click(_identified(judge(verdict), len(inputs), space), inputs=[name, *inputs], outputs=judge_outputs,
+                     api_visibility="private", trigger_mode="always_last", concurrency_id="compare-judge")
+    skip_btn.click(_identified(judge("skip"), len(inputs), space), inputs=[name, *inputs], outputs=judge_outputs,
+                   api_visibility="private", concurrency_id="compare-judge").then(
+        load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private",
+        concurrency_id="compare-next")
+    return session

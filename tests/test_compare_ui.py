@@ -1,0 +1,158 @@
+"""The Compare and Leaderboard tabs in a real headless Chromium against the real app."""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from pathlib import Path
+
+import gradio as gr
+
+from ambigdemo.config import Config
+from ambigdemo.rating import compute_leaderboard
+from ambigdemo.runtimes.store import Judgment, JudgmentStore
+from ambigdemo.systems import DEFAULT_SYSTEMS
+from ambigdemo.ui import leaderboard
+
+TIMEOUT_MS = 120_000
+
+
+def db_path() -> Path:
+    """The app's judgment database (the app_url fixture sets AMBIGDEMO_DATA_DIR for its lifetime)."""
+    return Config.from_env().judgments_db
+
+
+def rows(sql: str, *args) -> list[tuple]:
+    with sqlite3.connect(f"file:{db_path()}?mode=ro", uri=True) as conn:
+        return conn.execute(sql, args).fetchall()
+
+
+def open_compare(browser, app_url, name: str):
+    page = browser.new_page(viewport={"width": 1280, "height": 1400})
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(app_url)
+    page.get_by_role("tab", name="Compare").click()
+    page.locator("#annotator input, #annotator textarea").first.fill(name)
+    return page
+
+
+def load_pair(page) -> None:
+    page.locator("#next-pair").click()
+    page.locator('[data-testid="answer-a"][data-complete="true"]').wait_for()
+    page.locator('[data-testid="answer-b"][data-complete="true"]').wait_for()
+    page.wait_for_function("!document.querySelector('#submit').disabled")
+
+
+def choose(page, criterion: str, label: str) -> None:
+    page.locator(f"#crit-{criterion} label").filter(has_text=re.compile(rf"^\s*{label}\s*$")).click()
+
+
+def fill_verdict(page) -> None:
+    for group in ("#acc-a", "#acc-b"):
+        boxes = page.locator(f"{group} input[type=checkbox]")
+        if boxes.count():  # top-passage lists no interpretations: its group is hidden
+            boxes.first.check()
+    choose(page, "comprehensiveness", "A")
+    choose(page, "fluency", "Tie")
+    choose(page, "overall", "B")
+    page.locator("#comment textarea").fill("<b>bold?</b> fine")
+
+
+def test_judge_two_pairs_then_leaderboard(browser, app_url, artifacts_dir):
+    before = rows("SELECT count(*) FROM judgments WHERE verdict != 'skip'")[0][0]
+    page = open_compare(browser, app_url, "Playwright Alice")
+    assert page.locator("#submit").is_disabled()
+    revealed = []
+    for n in range(2):
+        load_pair(page)
+        assert page.locator('[data-testid="compare-question"]').inner_text().strip()
+        assert not page.locator('[data-testid="reveal"]').is_visible()  # systems hidden before the verdict
+        fill_verdict(page)
+        page.locator("#submit").click()
+        page.locator('[data-testid="reveal"]').wait_for()
+        status = page.locator('[data-testid="compare-status"]').inner_text()
+        assert "Judgment saved" in status, status
+        assert f"{n + 1} verdict" in status
+        pair = (page.locator('[data-testid="system-a"]').inner_text(), page.locator('[data-testid="system-b"]').inner_text())
+        assert set(pair) <= set(DEFAULT_SYSTEMS) and pair[0] != pair[1]
+        assert page.locator("#submit").is_disabled()
+        revealed.append(pair)
+        if n == 0:
+            page.screenshot(path=str(artifacts_dir / "compare.png"), full_page=True)
+    stored = rows("SELECT system_a, system_b, left_is, overall, comprehensiveness, fluency, comment FROM judgments "
+                  "WHERE annotator = 'playwright alice' ORDER BY rowid")
+    assert [(a, b) for a, b, *_ in stored] == revealed
+    assert all(r[2] == r[0] and r[3:] == ("B", "A", "tie", "<b>bold?</b> fine") for r in stored)
+
+    page.get_by_role("tab", name="Leaderboard").click()
+    page.locator("#lb-refresh").click()
+    page.locator('[data-testid="lb-n"]').filter(has_text=str(before + 2)).wait_for()
+    count = page.locator('[data-testid="lb-count"]').inner_text()
+    assert f"{before + 2} judgments counted" in count
+    table = page.locator('[data-testid="lb-systems"]').inner_text()
+    for system in {s for pair in revealed for s in pair}:
+        assert system in table
+    assert page.locator('[data-testid="lb-matrix"]').is_visible()
+    assert "Position bias" in page.locator('[data-testid="lb-checks"]').inner_text()
+    page.locator("#lb-plot img").wait_for()
+    if not os.environ.get("AMBIGDEMO_ADMIN_TOKEN"):
+        assert "Admin actions are disabled" in page.content()
+    page.locator("#lb-plot img").scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts_dir / "leaderboard.png"), full_page=True)
+    page.close()
+
+
+def test_double_click_stores_one_judgment(browser, app_url):
+    page = open_compare(browser, app_url, "Playwright Bob")
+    load_pair(page)
+    fill_verdict(page)
+    # Two clicks in the same event-loop turn, before the UI can disable the button.
+    page.eval_on_selector("#submit", "b => { b.click(); b.click(); }")
+    # The second click reaches the server after the first and gets the stored judgment back.
+    page.locator('[data-testid="compare-status"]').filter(has_text="Saved once").wait_for()
+    page.locator('[data-testid="reveal"]').wait_for()
+    assert rows("SELECT count(*) FROM judgments WHERE annotator = 'playwright bob'") == [(1,)]
+    page.locator("#submit").dblclick(force=True)  # disabled now: no effect
+    page.wait_for_timeout(500)
+    assert rows("SELECT count(*) FROM judgments WHERE annotator = 'playwright bob'") == [(1,)]
+    # Skip stores a skip (not a verdict) and loads another pair.
+    load_pair(page)
+    question = page.locator('[data-testid="compare-question"]')
+    first, shown = question.inner_text(), question.get_attribute("data-shown")
+    page.locator("#skip").click()
+    page.locator(f'[data-testid="compare-question"]:not([data-shown="{shown}"])').wait_for()
+    page.wait_for_function("!document.querySelector('#submit').disabled")
+    assert rows("SELECT verdict FROM judgments WHERE annotator = 'playwright bob' ORDER BY rowid") == [("vote",), ("skip",)]
+    assert rows("SELECT question FROM judgments WHERE verdict = 'skip' AND annotator = 'playwright bob'") == [(first,)]
+    assert not page.locator('[data-testid="reveal"]').is_visible()
+    page.close()
+
+
+def test_leaderboard_html_escapes_system_names(tmp_path):
+    store = JudgmentStore(tmp_path / "j.sqlite")
+    for n, overall in enumerate(("A", "B", "A")):
+        store.add(Judgment.new(question="q?", system_a="<script>x</script>", system_b="stored:b&c",
+                               answer_a={}, answer_b={}, annotator=f"ann{n}", overall=overall))
+    html = leaderboard.table_html(compute_leaderboard(store.iter_all(), rounds=20))
+    assert "<script>" not in html and "&lt;script&gt;x&lt;/script&gt;" in html and "stored:b&amp;c" in html
+    assert '<b data-testid="lb-n">3</b>' in html
+    store.close()
+
+
+def test_admin_actions_need_the_configured_token(tmp_path, monkeypatch):
+    monkeypatch.setattr(leaderboard, "WRONG_TOKEN_DELAY_S", 0)
+    store = JudgmentStore(tmp_path / "j.sqlite")
+    with gr.Blocks() as disabled:
+        leaderboard.build(store, Config(data_dir=tmp_path, admin_token=""))
+    assert not any(getattr(b, "elem_id", None) == "admin-token" for b in disabled.blocks.values())
+    assert leaderboard._authorised("anything", Config(admin_token="")).startswith("no admin token")
+    config = Config(data_dir=tmp_path, admin_token="s3cret")
+    with gr.Blocks() as enabled:
+        leaderboard.build(store, config)
+    ids = {getattr(b, "elem_id", None) for b in enabled.blocks.values()}
+    assert {"admin-token", "admin-export", "admin-reset"} <= ids
+    assert leaderboard._authorised("wrong", config) == "wrong admin token"
+    assert leaderboard._authorised("s3cret", config) == ""
+    store.close()
+
