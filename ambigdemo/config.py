@@ -30,7 +30,8 @@ class Config:
     top_k: int = 8
     max_answers: int = 5
     use_generator: bool = True
-    max_new_tokens: int = 160
+    sentence_similarity: bool = False
+    max_new_tokens: int = 96
     threads: int = 0
     concurrency: int = 2
     admin_token: str = ""

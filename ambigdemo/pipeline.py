@@ -79,7 +79,7 @@ class Pipeline:
         return cls(
             config=config,
             retriever=Retriever(embedder, index),
-            finder=AnswerFinder(nlp, max_answers=config.max_answers),
+            finder=AnswerFinder(nlp, embedder if config.sentence_similarity else None, max_answers=config.max_answers),
             rewriter=Rewriter(nlp),
             summarizer=Summarizer(generator, config.max_new_tokens),
             notice=notice,

@@ -21,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ambigdemo.config import Config
-    from ambigdemo.pipeline import Pipeline, QuestionError
+    from ambigdemo.pipeline import Pipeline, QuestionError, clean_question
     from ambigdemo.runtimes.index import ArtifactError
 
     overrides = {"use_generator": False} if args.no_generator else {}
@@ -30,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
     if args.index:
         overrides["index_dir"] = Path(args.index)
     try:
+        clean_question(args.question)
         pipeline = Pipeline.load(Config.from_env(**overrides))
         result = pipeline.ask(args.question)
     except (QuestionError, ArtifactError) as exc:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from ambigdemo.corpus import split_sentences
+from ambigdemo.runtimes.onnx import Embedder
 from ambigdemo.text import normalize_answer
 from ambigdemo.types import Answer, Passage
 
@@ -30,26 +31,31 @@ THING = {"WORK_OF_ART", "EVENT", "PRODUCT", "LAW", "LANGUAGE", "ORG", "NORP", "G
 
 @dataclass(frozen=True)
 class QuestionType:
-    """The answer types a question asks for, from its wh-phrase."""
+    """The answer types a question asks for, from its wh-phrase, with a prior for each spaCy label."""
 
     wh: str
-    labels: frozenset[str]
+    labels: dict[str, float]
+
+
+def _priors(strong: set[str], weak: set[str] = frozenset()) -> dict[str, float]:
+    return {**{label: 0.5 for label in weak}, **{label: 1.0 for label in strong}}
 
 
 def question_type(question: str) -> QuestionType:
     """Map the wh-phrase to spaCy entity labels (AmbigQA's questions are mostly who/when/where/how many)."""
     q = question.lower()
     rules = [
-        (r"\bhow (many|much)\b", "how many", NUMBER),
-        (r"\bhow (long|old|tall|far|big|high)\b", "how long", NUMBER | TIME),
-        (r"\b(what|which) (year|date|day|month|century|decade|time)\b|\bwhen\b", "when", TIME),
-        (r"\bwhere\b|\b(what|which) (city|country|state|place|continent|town|region|capital)\b", "where", PLACE),
-        (r"\bwho(m|se)?\b", "who", PERSON | GROUP),
+        (r"\bhow (many|much)\b", "how many", _priors(NUMBER)),
+        (r"\bhow (long|old|tall|far|big|high)\b", "how long", _priors(NUMBER | TIME)),
+        (r"\b(what|which) (year|date|day|month|century|decade|time)\b|\bwhen\b", "when", _priors(TIME)),
+        (r"\bwhere\b|\b(what|which) (city|country|state|place|continent|town|region|capital)\b", "where", _priors(PLACE, {"ORG"})),
+        (r"\bcapital\b", "where", _priors(PLACE)),
+        (r"\bwho(m|se)?\b", "who", _priors(PERSON, {"ORG"})),
     ]
     for pattern, wh, labels in rules:
         if re.search(pattern, q):
-            return QuestionType(wh, frozenset(labels))
-    return QuestionType("what", frozenset(THING | NUMBER | TIME))
+            return QuestionType(wh, labels)
+    return QuestionType("what", _priors(THING - {"NORP"}, NUMBER | TIME | {"NORP"}))
 
 
 def content_words(text: str) -> set[str]:
@@ -66,13 +72,34 @@ def _stem(word: str) -> str:
 
 @dataclass
 class Candidate:
-    """One mention of a possible answer in one sentence of one passage."""
+    """One mention of a possible answer in one sentence of one passage, with its features."""
 
     text: str
     label: str
     passage: Passage
     sentence: str
-    score: float
+    features: dict[str, float]
+    score: float = 0.0
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Linear scoring of candidate features, tuned on AmbigNQ train (see ``python -m ambigdemo tune``)."""
+
+    passage: float = 0.45
+    sentence: float = 0.0
+    overlap: float = 0.35
+    proximity: float = 0.2
+    type_prior: float = 0.15
+
+    def score(self, f: dict[str, float]) -> float:
+        return (
+            self.passage * f["passage"]
+            + self.sentence * f["sentence"]
+            + self.overlap * f["overlap"]
+            + self.proximity * f["proximity"]
+            + self.type_prior * f["type_prior"]
+        )
 
 
 @dataclass
@@ -94,10 +121,11 @@ class Cluster:
         return {normalize_answer(m.text) for m in self.mentions}
 
     def to_answer(self) -> Answer:
-        best = self.best
-        aliases = sorted({m.text for m in self.mentions} - {best.text})
-        passages = list(dict.fromkeys([best.passage.id] + [m.passage.id for m in self.mentions]))
-        return Answer(text=best.text, score=round(self.score, 4), passages=passages, aliases=aliases, context=best.sentence)
+        """The fullest surface form ('Neil Armstrong' over 'Neil'), grounded in its own sentence."""
+        shown = max(self.mentions, key=lambda m: (len(m.text.split()), m.score))
+        aliases = sorted({m.text for m in self.mentions} - {shown.text})
+        passages = list(dict.fromkeys([shown.passage.id] + [m.passage.id for m in self.mentions]))
+        return Answer(text=shown.text, score=round(self.score, 4), passages=passages, aliases=aliases, context=shown.sentence)
 
 
 @dataclass
@@ -109,28 +137,48 @@ class AnswerFinder:
     """
 
     nlp: object
-    keep_ratio: float = 0.8
-    min_score: float = 0.45
+    embedder: Embedder | None = None
+    weights: Weights = Weights()
+    keep_ratio: float = 0.9
+    min_score: float = 0.6
     max_answers: int = 5
 
     def candidates(self, question: str, passages: list[Passage]) -> list[Candidate]:
+        """Every typed mention in the passages, with features; scored by ``weights``."""
         qtype = question_type(question)
         qwords = content_words(question)
         qnorm = normalize_answer(question)
-        found = []
         sentences = [(p, s) for p in passages for s in split_sentences(p.text)]
-        for (passage, sentence), doc in zip(sentences, self.nlp.pipe([s for _, s in sentences])):
+        similarity = self._similarity(question, [s for _, s in sentences])
+        found = []
+        for (passage, sentence), doc, sim in zip(sentences, self.nlp.pipe([s for _, s in sentences]), similarity):
             overlap = _overlap(qwords, content_words(sentence) | content_words(passage.title))
             for ent in doc.ents:
-                if ent.label_ not in qtype.labels or _echoes_question(ent.text, qnorm, qwords):
+                prior = qtype.labels.get(ent.label_, 0.0)
+                text = _clean_span(ent.text)
+                if prior <= 0 or not text or _echoes_question(text, qnorm, qwords) or not _plausible(text, ent.label_, qtype):
                     continue
-                near = _proximity(doc, ent, qwords)
-                score = 0.45 * passage.score + 0.35 * overlap + 0.2 * near
-                found.append(Candidate(ent.text.strip(" ,.;:"), ent.label_, passage, sentence, score))
+                features = {
+                    "passage": passage.score,
+                    "sentence": sim,
+                    "overlap": overlap,
+                    "proximity": _proximity(doc, ent, qwords),
+                    "type_prior": prior,
+                }
+                found.append(Candidate(text, ent.label_, passage, sentence, features, self.weights.score(features)))
         return found
 
+    def _similarity(self, question: str, sentences: list[str]) -> list[float]:
+        if self.embedder is None or not sentences:
+            return [0.0] * len(sentences)
+        vectors = self.embedder.encode([question] + sentences, batch_size=64)
+        return [float(x) for x in vectors[1:] @ vectors[0]]
+
     def find(self, question: str, passages: list[Passage]) -> list[Answer]:
-        clusters = cluster(self.candidates(question, passages))
+        return self.select(cluster(self.candidates(question, passages)))
+
+    def select(self, clusters: list["Cluster"]) -> list[Answer]:
+        """The null answer, or every answer within ``keep_ratio`` of the best."""
         if not clusters or clusters[0].score < self.min_score:
             return []
         top = clusters[0].score
@@ -180,3 +228,22 @@ def _proximity(doc, ent, qwords: set[str]) -> float:
         return 0.0
     distance = min(min(abs(p - ent.start), abs(p - (ent.end - 1))) for p in positions)
     return 1.0 / (1.0 + distance / 3.0)
+
+
+_LEADING = re.compile(r"^(from|in|on|at|by|since|until|about|around|between|the)\s+", re.I)
+_YEARISH = re.compile(r"\b(1\d{3}|20\d{2}|\d{1,2}(st|nd|rd|th)? century|january|february|march|april|may|june|july|august|september|october|november|december)\b", re.I)
+
+
+def _clean_span(text: str) -> str:
+    """Trim punctuation and a leading preposition ('from 1939' -> '1939')."""
+    text = text.strip(" ,.;:()\"'")
+    while _LEADING.match(text) and len(text.split()) > 1:
+        text = _LEADING.sub("", text, count=1)
+    return text
+
+
+def _plausible(text: str, label: str, qtype: QuestionType) -> bool:
+    """Type-specific sanity: a 'when' answer names a date, not a duration ('12 years')."""
+    if qtype.wh == "when" and label == "DATE":
+        return bool(_YEARISH.search(text)) and not re.search(r"\b(years?|months?|days?|weeks?) (old|long|ago)\b|^\d+ (years|months|days)$", text, re.I)
+    return True

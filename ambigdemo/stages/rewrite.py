@@ -62,16 +62,27 @@ class Rewriter:
     max_new_tokens: int = 40
 
     def rewrite(self, question: str, answers: list[Answer]) -> list[Interpretation]:
-        if len(answers) == 1:
+        """One interpretation per answer that a grounded, checked edit can single out.
+
+        An answer no checked edit distinguishes is dropped rather than shown with an invented
+        question; if only one answer remains, it answers the prompt question as asked.
+        """
+        chosen = self._disambiguate(question, answers) if len(answers) > 1 else []
+        if len(chosen) > 1:
+            return chosen
+        if answers:
             a = answers[0]
             return [Interpretation(question, a.text, a.passages, a.score, Edit(), source="prompt")]
+        return []
+
+    def _disambiguate(self, question: str, answers: list[Answer]) -> list[Interpretation]:
         proposals = [self._options(question, a, [o for o in answers if o is not a]) for a in answers]
         chosen: list[Interpretation] = []
         seen = {normalize_answer(question)}
         for answer, options in zip(answers, proposals):
             text, source = next(((t, s) for t, s in options if normalize_answer(t) not in seen), (None, None))
             if text is None:
-                text, source = f"{question.rstrip(' ?')}, answered by {answer.text}?", "fallback"
+                continue
             seen.add(normalize_answer(text))
             chosen.append(Interpretation(text, answer.text, answer.passages, answer.score, edit_of(question, text), source))
         return chosen

@@ -52,6 +52,16 @@ def build(pipeline: Pipeline) -> None:
     with gr.Accordion("Stage timings", open=False):
         timings = gr.HTML(elem_id="timings")
     outputs = [cards, paragraph, passages, timings]
+    def stream(q: str):
+        yield from answer_stream(pipeline, q)
+
+    def ask_api(question: str) -> dict:
+        """The result as JSON (the CLI's ``--json`` shape); a bad question raises a readable error."""
+        try:
+            return pipeline.ask(question).to_dict()
+        except QuestionError as exc:
+            raise gr.Error(str(exc)) from exc
+
     for trigger in (ask.click, question.submit):
-        trigger(lambda q: (yield from answer_stream(pipeline, q)), inputs=question, outputs=outputs, api_name=False)
-    gr.api(lambda q: pipeline.ask(q).to_dict(), api_name="ask")
+        trigger(stream, inputs=question, outputs=outputs, api_visibility="private")
+    gr.api(ask_api, api_name="ask")

@@ -22,7 +22,7 @@ def diff_html(prompt: str, rewrite: str) -> str:
     for op, word in word_diff(prompt, rewrite):
         w = escape(word)
         parts.append(f"<ins>{w}</ins>" if op == "+" else f"<del>{w}</del>" if op == "-" else w)
-    return re.sub(r" (?=[?.!,;:])", "", " ".join(parts))
+    return re.sub(r" (?=(<(ins|del)>)?[?.!,;:])", "", " ".join(parts))
 
 
 def card_html(prompt: str, n: int, interp: Interpretation, numbers: dict[str, int], ambiguous: bool) -> str:
@@ -73,7 +73,7 @@ def passages_html(passages: list[Passage]) -> str:
         f"<div>{escape(p.text)}</div></li>"
         for n, p in enumerate(passages, 1)
     )
-    return f'<ol class="ad-passages">{items}</ol><div class="ad-credit">{escape(WIKI_CREDIT)}</div>' if items else ""
+    return f'<ul class="ad-passages">{items}</ul><div class="ad-credit">{escape(WIKI_CREDIT)}</div>' if items else ""
 
 
 def timings_html(timings: dict[str, float]) -> str:
@@ -89,7 +89,9 @@ CSS = """
 .ad-question ins{background:#dafbe1;text-decoration:none;padding:0 2px}
 .ad-question del{background:#ffebe9;padding:0 2px}
 .ad-paragraph{line-height:1.6}
+.ad-passages{list-style:none;padding-left:0}
 .ad-passages li{margin:6px 0}
+a.cite{padding:0 !important;margin:0 !important}
 .ad-credit{font-size:.8em;color:#57606a}
 .ad-empty{padding:10px;color:#9a6700}
 """

@@ -1,0 +1,136 @@
+"""Benchmarks (not tests): latency per stage, cold start, peak memory, ONNX vs PyTorch.
+
+``python -m ambigdemo bench --json`` runs every measurement in one process tree, so ratios are
+measured side by side. Each cold-start worker is a fresh ``python`` that loads the cached
+artifacts, answers the questions and reports its own timings and peak RSS.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ambigdemo.config import ROOT
+
+NQ_DEV = ROOT.parent / "shared" / "data" / "nq_open" / "NQ-open.dev.jsonl"
+
+
+def bench_questions(n: int) -> list[str]:
+    """The app's examples, then NQ-open dev questions (real search questions) up to ``n``."""
+    questions = [e["question"] for e in json.loads((ROOT / "assets" / "examples.json").read_text())]
+    if NQ_DEV.is_file():
+        with open(NQ_DEV, encoding="utf-8") as fh:
+            questions += [json.loads(line)["question"] + "?" for line in fh]
+    return questions[:n]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
+
+
+def worker(n: int, use_generator: bool) -> dict:
+    """In a fresh process: load, answer ``n`` questions, report timings and peak RSS."""
+    start = time.perf_counter()
+    from ambigdemo.config import Config
+    from ambigdemo.pipeline import Pipeline
+
+    pipeline = Pipeline.load(Config.from_env(use_generator=use_generator))
+    cold = time.perf_counter() - start
+    runs = [pipeline.ask(q).timings_ms for q in bench_questions(n)]
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"cold_start_s": cold, "runs": runs, "peak_rss_mb": rss_mb, "torch_loaded": "torch" in sys.modules}
+
+
+def run_worker(n: int, use_generator: bool) -> dict:
+    cmd = [sys.executable, "-m", "ambigdemo", "bench", "--worker", "-n", str(n)] + ([] if use_generator else ["--no-generator"])
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def summarize_runs(runs: list[dict]) -> dict:
+    stages = sorted({k for r in runs for k in r})
+    return {
+        k: {"p50_ms": percentile([r[k] for r in runs if k in r], 0.5), "p95_ms": percentile([r[k] for r in runs if k in r], 0.95)}
+        for k in stages
+    }
+
+
+def onnx_vs_torch(repeats: int = 3, queries: int = 30, new_tokens: int = 32) -> dict:
+    """Same inputs through ONNX Runtime (int8, as shipped) and PyTorch (fp32), timed alternately."""
+    import torch
+    from transformers import AutoModel, AutoModelForCausalLM, AutoTokenizer
+
+    from ambigdemo.artifacts import GENERATOR_GGUF, GENERATOR_PACKAGE, HF_EMBEDDER_DIR, TOKENIZER_PACKAGE, PresetPaths
+    from ambigdemo.config import Config
+    from ambigdemo.corpus import package_file
+    from ambigdemo.runtimes.onnx import Message, OnnxChatGenerator, OnnxEmbedder
+
+    paths = PresetPaths(Config.from_env().models_dir / "embedded")
+    texts = bench_questions(queries)
+    onnx_embed = OnnxEmbedder(paths.embedder)
+    hf_dir = package_file(TOKENIZER_PACKAGE, f"{HF_EMBEDDER_DIR}/config.json").parent
+    tok, model = AutoTokenizer.from_pretrained(hf_dir), AutoModel.from_pretrained(hf_dir).eval()
+
+    def torch_embed():
+        with torch.inference_mode():
+            for t in texts:
+                model(**tok([t], return_tensors="pt")).last_hidden_state.mean(1)
+
+    def ort_embed():
+        for t in texts:
+            onnx_embed.encode([t])
+
+    gguf = package_file(GENERATOR_PACKAGE, GENERATOR_GGUF)
+    gtok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    gmodel = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name).eval()
+    onnx_gen = OnnxChatGenerator(paths.generator)
+    prompt = onnx_gen.render([Message("user", "Write two sentences about the Eiffel Tower.")])
+    ids = gtok(prompt, return_tensors="pt", add_special_tokens=False)
+
+    def torch_gen():
+        with torch.inference_mode():
+            gmodel.generate(**ids, max_new_tokens=new_tokens, min_new_tokens=new_tokens, do_sample=False, eos_token_id=2, pad_token_id=2)
+
+    def ort_gen():
+        stream = onnx_gen.stream([Message("user", "Write two sentences about the Eiffel Tower.")], new_tokens)
+        for _ in stream:
+            pass
+
+    timings: dict[str, list[float]] = {k: [] for k in ("embed_torch", "embed_onnx", "gen_torch", "gen_onnx")}
+    for _ in range(repeats):
+        for name, fn in (("embed_torch", torch_embed), ("embed_onnx", ort_embed), ("gen_torch", torch_gen), ("gen_onnx", ort_gen)):
+            t = time.perf_counter()
+            fn()
+            timings[name].append(time.perf_counter() - t)
+    med = {k: statistics.median(v) for k, v in timings.items()}
+    return {
+        "embed_ms_per_query": {"torch": 1000 * med["embed_torch"] / len(texts), "onnx": 1000 * med["embed_onnx"] / len(texts)},
+        "embed_speedup": med["embed_torch"] / med["embed_onnx"],
+        "gen_tokens_per_s": {"torch": new_tokens / med["gen_torch"], "onnx": new_tokens / med["gen_onnx"]},
+        "gen_speedup": med["gen_torch"] / med["gen_onnx"],
+        "repeats": repeats,
+    }
+
+
+def run(n: int = 50, cold_runs: int = 3, compare: bool = True) -> dict:
+    """Every figure of the README's table; medians over ``cold_runs`` fresh processes."""
+    workers = [run_worker(n, use_generator=True) for _ in range(cold_runs)]
+    evidence_only = run_worker(n, use_generator=False)
+    runs = [r for w in workers for r in w["runs"]]
+    report = {
+        "questions": n,
+        "stages": summarize_runs(runs),
+        "stages_no_generator": summarize_runs(evidence_only["runs"]),
+        "cold_start_s": statistics.median(w["cold_start_s"] for w in workers),
+        "peak_rss_mb": max(w["peak_rss_mb"] for w in workers),
+        "torch_on_answer_path": any(w["torch_loaded"] for w in workers),
+    }
+    if compare:
+        report["onnx_vs_torch"] = onnx_vs_torch()
+    return report

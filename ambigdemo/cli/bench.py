@@ -1,0 +1,46 @@
+"""``python -m ambigdemo bench [--json]``: the benchmarks behind README's performance table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("bench", help="latency, cold start, memory, ONNX vs PyTorch (and judgments with --judgments)")
+    p.add_argument("-n", type=int, default=50, help="questions (default 50)")
+    p.add_argument("--cold-runs", type=int, default=3)
+    p.add_argument("--no-compare", action="store_true", help="skip the ONNX vs PyTorch comparison")
+    p.add_argument("--judgments", action="store_true", help="benchmark the judgment store and leaderboard instead")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--no-generator", action="store_true", help=argparse.SUPPRESS)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.worker:
+        from ambigdemo.bench import worker
+
+        print(json.dumps(worker(args.n, not args.no_generator)))
+        return 0
+    if args.judgments:
+        from ambigdemo.bench_judgments import run as run_judgments
+
+        report = run_judgments()
+    else:
+        from ambigdemo.bench import run as run_bench
+
+        report = run_bench(args.n, args.cold_runs, compare=not args.no_compare)
+    print(json.dumps(report, indent=2) if args.json else _table(report))
+    return 0
+
+
+def _table(report: dict, prefix: str = "") -> str:
+    lines = []
+    for key, value in report.items():
+        if isinstance(value, dict):
+            lines.append(_table(value, f"{prefix}{key}."))
+        else:
+            lines.append(f"{prefix}{key}: {round(value, 3) if isinstance(value, float) else value}")
+    return "\n".join(lines)
