@@ -1,0 +1,83 @@
+"""``python -m ambigdemo export MODEL_DIR --task {embed,generate} [--int8] [--out DIR]``.
+
+Turns a local Hugging Face model folder into the ONNX folder layout the app loads (needs torch and
+optimum, which the answer path never imports). An embedder goes to ``models/custom/embedder`` and
+a generator to ``models/custom/generator`` unless ``--out`` says otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+DEFAULT_OUT = {"embed": "embedder", "generate": "generator"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("export", help="export a local HF model folder to the app's ONNX layout")
+    p.add_argument("model_dir", help="a transformers/sentence-transformers folder (config.json, weights, tokenizer)")
+    p.add_argument("--task", required=True, choices=sorted(DEFAULT_OUT), help="embed: sentence embedder; generate: chat LM")
+    p.add_argument("--int8", action="store_true", help="dynamic int8 weight quantization (smaller, faster on CPU)")
+    p.add_argument("--out", help="output folder (default: models/custom/embedder or models/custom/generator)")
+    p.add_argument("--gguf-file", help="generate only: a GGUF file inside MODEL_DIR to convert")
+    g = p.add_argument_group("embedder.json (embed only; how vectors are pooled and which prefixes to add)")
+    g.add_argument("--pooling", choices=["mean", "cls"], help="mean (sentence-transformers, e5) or cls (bge)")
+    g.add_argument("--query-prefix", help="e.g. 'query: ' for e5")
+    g.add_argument("--passage-prefix", help="e.g. 'passage: ' for e5")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ambigdemo.config import Config
+
+    src = Path(args.model_dir)
+    if not src.is_dir():
+        print(f"error: {src} is not a folder", file=sys.stderr)
+        return 2
+    if args.task == "generate" and args.gguf_file and not (src / args.gguf_file).is_file():
+        print(f"error: {src / args.gguf_file} does not exist", file=sys.stderr)
+        return 2
+    if args.task == "embed" and args.gguf_file:
+        print("error: --gguf-file applies to --task generate only", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else Config.from_env().models_dir / "custom" / DEFAULT_OUT[args.task]
+    try:
+        from ambigdemo.export import export_embedder, export_generator
+    except ImportError as exc:  # pragma: no cover - the packages are in requirements.txt
+        print(f"error: export needs torch, transformers and optimum ({exc}); pip install -r requirements.txt", file=sys.stderr)
+        return 2
+    print(f"exporting {src} ({args.task}{', int8' if args.int8 else ''}) to {out}")
+    if args.task == "embed":
+        export_embedder(src, out, int8=args.int8)
+        spec = _embedder_spec(args)
+        if spec:
+            _add_embedder_json(out, spec)
+    else:
+        export_generator(src, out, int8=args.int8, gguf_file=args.gguf_file)
+    print(f"done: {out}")
+    return 0
+
+
+def _embedder_spec(args: argparse.Namespace) -> dict:
+    if args.pooling is None and args.query_prefix is None and args.passage_prefix is None:
+        return {}
+    from ambigdemo.presets import EmbedderSpec
+
+    return EmbedderSpec(
+        pooling=args.pooling or "mean", query_prefix=args.query_prefix or "", passage_prefix=args.passage_prefix or ""
+    ).to_json()
+
+
+def _add_embedder_json(out, spec: dict) -> None:
+    """Write embedder.json and re-seal the manifest so it lists (and checksums) the new file."""
+    import json
+
+    from ambigdemo.presets import EMBEDDER_JSON
+    from ambigdemo.runtimes.index import MANIFEST, write_manifest
+
+    manifest = json.loads((out / MANIFEST).read_text())
+    (out / EMBEDDER_JSON).write_text(json.dumps(spec, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    files = [*manifest.pop("files"), EMBEDDER_JSON]
+    write_manifest(out, list(dict.fromkeys(files)), **manifest)

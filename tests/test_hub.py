@@ -1,0 +1,500 @@
+"""``ambigdemo.hub.download`` against a real HTTP server on 127.0.0.1 that answers like the hub.
+
+Only the network boundary is replaced: ``FakeHub`` implements the endpoints huggingface_hub's
+``snapshot_download`` uses (``GET /api/{models,datasets}/{repo}/revision/{rev}`` with siblings, LFS
+sha256 and blob ids; ``HEAD``/``GET /[datasets/]{repo}/resolve/{rev}/{file}`` with ``X-Repo-Commit``,
+``ETag``, ``Content-Length`` and ``Range``), serving the real files of ``models/embedded`` as three
+small repos. Faults are real too: a connection dropped mid-file, a flipped byte, a 503 outage,
+a closed port.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from ambigdemo.artifacts import EMBEDDER_ID, PresetPaths, verify
+from ambigdemo.config import Config
+from ambigdemo.hub import ChecksumError, HubUnavailable, IncompletePreset, check_preset, download
+from ambigdemo.pipeline import resolve_preset
+from ambigdemo.presets import Component, EmbedderSpec, GeneratorSpec, Preset, RemoteFile
+from ambigdemo.runtimes.index import MANIFEST, ArtifactError, PassageIndex
+
+ROOT = Path(__file__).resolve().parent.parent
+EMBEDDED = ROOT / "models" / "embedded"
+COMMITS = {
+    "embedder": "1" * 40,
+    "generator": "2" * 40,
+    "index": "3" * 40,
+}
+EMBEDDER_REPO = "ambigdemo-test/tiny-embedder"
+GENERATOR_REPO = "ambigdemo-test/tiny-generator"
+INDEX_REPO = "ambigdemo-test/tiny-index"
+BIG = "onnx/model.onnx"  # 23 MB: bigger than huggingface_hub's 10 MB read chunk, so a drop leaves a partial file
+
+
+# --- the fake hub -------------------------------------------------------------------------------
+
+
+@dataclass
+class RepoFile:
+    path: Path
+    lfs: bool
+    size: int = 0
+    sha256: str = ""
+    git_sha1: str = ""
+
+    def __post_init__(self):
+        data = self.path.read_bytes()
+        self.size = len(data)
+        self.sha256 = hashlib.sha256(data).hexdigest()
+        self.git_sha1 = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+    @property
+    def etag(self) -> str:
+        return self.sha256 if self.lfs else self.git_sha1
+
+
+@dataclass
+class Repo:
+    repo_type: str
+    commit: str
+    files: dict[str, RepoFile]
+    refs: dict[str, str] = field(default_factory=dict)
+
+    def resolve(self, revision: str) -> str | None:
+        if revision == self.commit:
+            return self.commit
+        return self.refs.get(revision)
+
+
+class FakeHub:
+    """A threaded HTTP server on a free local port; ``requests`` logs (method, path, range)."""
+
+    def __init__(self, repos: dict[tuple[str, str], Repo]):
+        self.repos = repos
+        self.requests: list[tuple[str, str, str | None]] = []
+        self.drop: dict[str, float] = {}  # remote path -> fraction sent before the connection drops (once)
+        self.outage_after_drop = False
+        self.outage = False
+        self.corrupt: set[str] = set()
+        self.lock = threading.Lock()
+        hub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.0"
+
+            def log_message(self, *args):
+                pass
+
+            def do_HEAD(self):
+                hub._serve(self, head=True)
+
+            def do_GET(self):
+                hub._serve(self, head=False)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def files_requested(self) -> list[str]:
+        return [p for m, p, _ in self.requests if m == "GET" and "/resolve/" in p]
+
+    # -- request handling
+
+    def _serve(self, h: BaseHTTPRequestHandler, head: bool) -> None:
+        path = urlsplit(h.path).path
+        with self.lock:
+            self.requests.append((h.command, path, h.headers.get("Range")))
+        if self.outage:
+            return self._error(h, 503, None, head)
+        api = re.fullmatch(r"/api/(models|datasets)/([^/]+/[^/]+)/revision/([^/]+)", path)
+        if api:
+            return self._info(h, "model" if api[1] == "models" else "dataset", unquote(api[2]), unquote(api[3]), head)
+        res = re.fullmatch(r"/(?:(datasets)/)?([^/]+/[^/]+)/resolve/([^/]+)/(.+)", path)
+        if res:
+            kind = "dataset" if res[1] else "model"
+            return self._file(h, kind, unquote(res[2]), unquote(res[3]), unquote(res[4]), head)
+        self._error(h, 404, None, head)
+
+    def _repo(self, h, kind, repo_id, revision, head):
+        repo = self.repos.get((kind, repo_id))
+        if repo is None:
+            self._error(h, 404, "RepoNotFound", head)
+            return None, None
+        commit = repo.resolve(revision)
+        if commit is None:
+            self._error(h, 404, "RevisionNotFound", head)
+            return None, None
+        return repo, commit
+
+    def _info(self, h, kind, repo_id, revision, head):
+        repo, commit = self._repo(h, kind, repo_id, revision, head)
+        if repo is None:
+            return
+        siblings = []
+        for name, f in repo.files.items():
+            entry = {"rfilename": name, "size": f.size, "blobId": f.git_sha1}
+            if f.lfs:
+                entry["blobId"] = hashlib.sha1(name.encode()).hexdigest()  # the pointer file's id
+                entry["lfs"] = {"size": f.size, "sha256": f.sha256, "pointerSize": 134}
+            siblings.append(entry)
+        body = json.dumps({"id": repo_id, "sha": commit, "private": False, "siblings": siblings}).encode()
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        if not head:
+            h.wfile.write(body)
+
+    def _file(self, h, kind, repo_id, revision, name, head):
+        repo, commit = self._repo(h, kind, repo_id, revision, head)
+        if repo is None:
+            return
+        f = repo.files.get(name)
+        if f is None:
+            return self._error(h, 404, "EntryNotFound", head, commit)
+        start = 0
+        rng = h.headers.get("Range")
+        if rng:
+            start = int(re.fullmatch(r"bytes=(\d+)-\d*", rng)[1])
+        h.send_response(206 if rng else 200)
+        h.send_header("X-Repo-Commit", commit)
+        h.send_header("ETag", f'"{f.etag}"')
+        if f.lfs:
+            h.send_header("X-Linked-Etag", f'"{f.sha256}"')
+            h.send_header("X-Linked-Size", str(f.size))
+        h.send_header("Accept-Ranges", "bytes")
+        h.send_header("Content-Length", str(f.size - start))
+        if rng:
+            h.send_header("Content-Range", f"bytes {start}-{f.size - 1}/{f.size}")
+        h.end_headers()
+        if head:
+            return
+        data = f.path.read_bytes()
+        if name in self.corrupt:
+            data = data[:-1] + bytes([data[-1] ^ 0xFF])
+        data = data[start:]
+        with self.lock:
+            cut = self.drop.pop(name, None)
+        if cut is not None:
+            h.wfile.write(data[: int(len(data) * cut)])
+            h.wfile.flush()
+            if self.outage_after_drop:
+                self.outage = True
+            return  # HTTP/1.0: the connection closes short of Content-Length
+        h.wfile.write(data)
+
+    def _error(self, h, status, code, head, commit=None):
+        body = json.dumps({"error": code or "error"}).encode()
+        h.send_response(status)
+        if code:
+            h.send_header("X-Error-Code", code)
+        if commit:
+            h.send_header("X-Repo-Commit", commit)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        if not head:
+            h.wfile.write(body)
+
+
+def _repos() -> dict[tuple[str, str], Repo]:
+    e, g, i = EMBEDDED / "embedder", EMBEDDED / "generator", EMBEDDED / "index"
+    readme = ROOT / "requirements.txt"
+    return {
+        ("model", EMBEDDER_REPO): Repo(
+            "model",
+            COMMITS["embedder"],
+            {
+                BIG: RepoFile(e / "model.onnx", lfs=True),
+                "tokenizer.json": RepoFile(e / "tokenizer.json", lfs=False),
+                "README.md": RepoFile(readme, lfs=False),  # not in allow_patterns: never fetched
+            },
+            refs={"main": COMMITS["embedder"]},
+        ),
+        ("model", GENERATOR_REPO): Repo(
+            "model",
+            COMMITS["generator"],
+            {
+                "onnx/model_quantized.onnx": RepoFile(g / "model.onnx", lfs=True),
+                "tokenizer.json": RepoFile(g / "tokenizer.json", lfs=True),
+            },
+        ),
+        ("dataset", INDEX_REPO): Repo(
+            "dataset",
+            COMMITS["index"],
+            {"passages.jsonl": RepoFile(i / "passages.jsonl", lfs=True), "index.faiss": RepoFile(i / "index.faiss", lfs=True)},
+            refs={"v1": COMMITS["index"]},
+        ),
+    }
+
+
+def make_preset(embedder_sha256: str | None = None) -> Preset:
+    """A hub preset named 'standard' whose three components live on the fake hub."""
+    eos = json.loads((EMBEDDED / "generator" / "generator.json").read_text())["eos_token_ids"]
+    return Preset(
+        name="standard",
+        description="test preset served by FakeHub",
+        origin="hub",
+        embedder_id=EMBEDDER_ID,
+        components=(
+            Component(
+                name="embedder",
+                repo_id=EMBEDDER_REPO,
+                revision="main",
+                role="embed",
+                files=(RemoteFile(BIG, "model.onnx", sha256=embedder_sha256), RemoteFile("tokenizer.json", "tokenizer.json")),
+                embedder=EmbedderSpec(pooling="mean"),
+                meta={"id": EMBEDDER_ID},
+            ),
+            Component(
+                name="generator",
+                repo_id=GENERATOR_REPO,
+                revision=COMMITS["generator"],
+                role="generate",
+                files=(RemoteFile("onnx/model_quantized.onnx", "model.onnx"), RemoteFile("tokenizer.json", "tokenizer.json")),
+                generator=GeneratorSpec(eos_token_ids=tuple(eos), max_context=2048),
+            ),
+            Component(
+                name="index",
+                repo_id=INDEX_REPO,
+                revision="v1",
+                repo_type="dataset",
+                role="index",
+                files=(RemoteFile("passages.jsonl", "passages.jsonl"), RemoteFile("index.faiss", "index.faiss")),
+                meta={"embedder": EMBEDDER_ID},
+            ),
+        ),
+    )
+
+
+# --- fixtures ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def repos(preset):
+    return _repos()
+
+
+@pytest.fixture
+def hub(repos):
+    server = FakeHub(repos)
+    yield server
+    server.close()
+
+
+@pytest.fixture(autouse=True)
+def online(monkeypatch):
+    """conftest sets HF_HUB_OFFLINE=1 for the session; these tests talk to a local server, so lift it."""
+    from huggingface_hub import constants
+    from huggingface_hub.utils import reset_sessions
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.delenv("HF_ENDPOINT", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    reset_sessions()
+    yield
+    reset_sessions()
+
+
+@pytest.fixture
+def models_dir(tmp_path):
+    """A models/ folder with the real embedded preset linked in (the fallback) and nothing else."""
+    folder = tmp_path / "models"
+    folder.mkdir()
+    (folder / "embedded").symlink_to(EMBEDDED, target_is_directory=True)
+    return folder
+
+
+# --- tests ---------------------------------------------------------------------------------------
+
+
+def test_download_verifies_maps_and_loads(hub, models_dir, monkeypatch):
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)  # the endpoint comes from the environment here
+    paths = download(make_preset(), models_dir, progress=False)
+
+    assert paths == PresetPaths(models_dir / "standard")
+    verify(paths, rebuild="python -m ambigdemo download standard")  # what the app runs at start
+    assert sorted(p.name for p in paths.embedder.iterdir()) == ["embedder.json", "manifest.json", "model.onnx", "tokenizer.json"]
+    assert (paths.embedder / "model.onnx").read_bytes() == (EMBEDDED / "embedder" / "model.onnx").read_bytes()
+    assert (paths.generator / "model.onnx").stat().st_size == (EMBEDDED / "generator" / "model.onnx").stat().st_size
+    manifest = json.loads((paths.embedder / MANIFEST).read_text())
+    assert manifest["revision"] == COMMITS["embedder"] and manifest["pinned"] == "main"
+    assert manifest["remote_files"] == {"model.onnx": BIG, "tokenizer.json": "tokenizer.json"}
+    assert set(manifest["files"]) == {"model.onnx", "tokenizer.json", "embedder.json"}
+    assert json.loads((paths.embedder / "embedder.json").read_text())["pooling"] == "mean"
+    spec = json.loads((paths.generator / "generator.json").read_text())
+    assert spec["chat_format"] == "chatml" and spec["eos_token_ids"]
+    index_manifest = json.loads((paths.index / MANIFEST).read_text())
+    assert index_manifest["revision"] == COMMITS["index"] and index_manifest["pinned"] == "v1"
+    assert not (models_dir / "standard" / ".download").exists()
+    assert "README.md" not in " ".join(hub.files_requested())
+    assert all(r[1].startswith("/datasets/") for r in hub.requests if INDEX_REPO in r[1] and "/resolve/" in r[1])
+
+    # the app picks it up (no fallback notice), and the index and embedder work
+    resolved, notice = resolve_preset(Config(preset="standard", models_dir=models_dir))
+    assert resolved == paths and notice == ""
+    from ambigdemo.runtimes.onnx import OnnxEmbedder
+
+    index = PassageIndex.load(paths.index)
+    hits = index.search(OnnxEmbedder(paths.embedder).encode(["Who painted the Mona Lisa?"]), 3)[0]
+    assert any("Leonardo" in p.title or "Mona Lisa" in p.title for p in hits)
+
+    # a second run is offline-safe: everything verifies, nothing is fetched
+    before = len(hub.requests)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    download(make_preset(), models_dir, progress=False)
+    assert len(hub.requests) == before
+
+
+def test_interrupted_download_resumes_with_a_range_request(hub, repos, models_dir):
+    hub.drop[BIG] = 0.7  # the first GET of the 23 MB model stops at 70% ...
+    hub.outage_after_drop = True  # ... and the hub then stays down, so this run fails
+    with pytest.raises(HubUnavailable) as err:
+        download(make_preset(), models_dir, endpoint=hub.url, progress=False)
+    assert "\n" not in str(err.value)
+    assert "preset 'standard' could not be downloaded" in str(err.value)
+    staging = models_dir / "standard" / ".download" / "embedder"
+    etag = repos[("model", EMBEDDER_REPO)].files[BIG].sha256  # huggingface_hub names partial files by etag
+    partial = list(staging.rglob(f"*.{etag}.incomplete"))
+    assert len(partial) == 1 and partial[0].stat().st_size > 0
+    kept = partial[0].stat().st_size
+    with pytest.raises(IncompletePreset, match=r"preset 'standard' is incomplete: embedder: .*manifest.json is missing"):
+        check_preset(make_preset(), models_dir)
+
+    hub.outage = False
+    hub.requests.clear()
+    paths = download(make_preset(), models_dir, endpoint=hub.url, progress=False)
+    ranges = [r for m, p, r in hub.requests if m == "GET" and p.endswith(BIG)]
+    assert ranges == [f"bytes={kept}-"], ranges  # resumed, not restarted
+    assert (paths.embedder / "model.onnx").read_bytes() == (EMBEDDED / "embedder" / "model.onnx").read_bytes()
+    check_preset(make_preset(), models_dir)
+
+
+@pytest.mark.parametrize(
+    "remote, check",
+    [(BIG, "sha256 check"), ("tokenizer.json", "git blob check")],
+    ids=["lfs-sha256", "git-blob-sha1"],
+)
+def test_corrupt_file_is_deleted_and_reported(hub, models_dir, remote, check):
+    hub.corrupt.add(remote)  # one byte flipped in transit; the hub's metadata still names the true file
+    with pytest.raises(ChecksumError) as err:
+        download(make_preset(), models_dir, endpoint=hub.url, progress=False)
+    message = str(err.value)
+    assert f"{EMBEDDER_REPO}@main/{remote}" in message and check in message and "the file was deleted" in message
+    assert "python -m ambigdemo download standard" in message
+    assert not (models_dir / "standard" / ".download" / "embedder" / remote).exists()
+    assert not (models_dir / "standard" / "embedder" / MANIFEST).exists()
+
+    hub.corrupt.clear()
+    paths = download(make_preset(), models_dir, endpoint=hub.url, progress=False)
+    verify(paths)
+
+
+def test_pinned_sha256_disagreeing_with_the_hub_fails_before_downloading(hub, models_dir):
+    with pytest.raises(ChecksumError, match=r"the hub says sha256 [0-9a-f]{64}, the preset pins 0{64}"):
+        download(make_preset(embedder_sha256="0" * 64), models_dir, endpoint=hub.url, progress=False)
+    assert not hub.files_requested()
+
+
+def test_unreachable_hub_is_one_line_and_the_app_falls_back(models_dir):
+    import socket
+
+    with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{s.getsockname()[1]}"
+    with pytest.raises(HubUnavailable) as err:
+        download(make_preset(), models_dir, endpoint=closed, progress=False)
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith(f"preset 'standard' could not be downloaded (hub unreachable: cannot connect to {closed}")
+    assert "the app keeps using the embedded default" in message
+    assert message.endswith(f"Retry with network: python -m ambigdemo download standard --endpoint {closed}")
+
+    paths, notice = resolve_preset(Config(preset="standard", models_dir=models_dir))
+    assert paths == PresetPaths(models_dir / "embedded")
+    assert "'standard'" in notice and "embedded" in notice
+
+
+def test_missing_repo_and_offline_mode_are_hub_unavailable(hub, models_dir, monkeypatch):
+    preset = make_preset()
+    gone = Preset(preset.name, "", "hub", EMBEDDER_ID, (Component("embedder", "ambigdemo-test/nope", "main", preset.components[0].files),) + preset.components[1:])
+    with pytest.raises(HubUnavailable, match=r"repository not found or private at .* \(HTTP 404\)"):
+        download(gone, models_dir, endpoint=hub.url, progress=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(HubUnavailable, match=r"offline mode is on: HF_HUB_OFFLINE=1"):
+        download(preset, models_dir, endpoint=hub.url, progress=False)
+    assert not hub.files_requested()
+
+
+def test_cli_exit_codes(tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{s.getsockname()[1]}"
+    env = {**os.environ, "HF_HUB_OFFLINE": "0", "HF_ENDPOINT": closed}
+    cmd = [sys.executable, "-m", "ambigdemo", "download", "standard", "--models-dir", str(tmp_path), "--no-progress"]
+    run = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 3, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("preset 'standard' could not be downloaded (hub unreachable: cannot connect to")
+    assert lines[0].endswith("Retry with network: python -m ambigdemo download standard")
+    assert not any(tmp_path.iterdir())  # nothing half-written
+
+    offline = subprocess.run(cmd, cwd=ROOT, env={**env, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True, timeout=120)
+    assert offline.returncode == 3 and "offline mode is on" in offline.stderr
+
+
+def test_incomplete_preset_is_named_never_loaded_and_repaired(hub, models_dir):
+    download(make_preset(), models_dir, endpoint=hub.url, progress=False)
+    model = models_dir / "standard" / "generator" / "model.onnx"
+    with open(model, "r+b") as fh:  # truncated, as by a crashed copy
+        fh.truncate(1000)
+    with pytest.raises(IncompletePreset) as err:
+        check_preset(make_preset(), models_dir)
+    assert str(err.value).startswith(f"preset 'standard' is incomplete: generator: {model} is 1000 bytes")
+    with pytest.raises(ArtifactError):
+        verify(PresetPaths(models_dir / "standard"))
+
+    paths, notice = resolve_preset(Config(preset="standard", models_dir=models_dir))
+    assert paths.root == models_dir / "embedded"
+    assert "Preset 'standard' is incomplete" in notice and str(model) in notice
+
+    hub.requests.clear()
+    download(make_preset(), models_dir, endpoint=hub.url, progress=False)  # repairs only the generator
+    assert {p.split("/resolve/")[0] for p in hub.files_requested()} == {f"/{GENERATOR_REPO}"}
+    check_preset(make_preset(), models_dir)
+    assert model.stat().st_size == (EMBEDDED / "generator" / "model.onnx").stat().st_size
+
+
+def test_cli_list_and_local_presets(models_dir, capsys):
+    from ambigdemo.cli import main
+
+    assert main(["download", "--list", "--models-dir", str(models_dir)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^embedded +ready$", out, re.M)
+    assert re.search(r"^standard +embedder: .*manifest.json is missing", out, re.M)
+    assert main(["download", "embedded", "--models-dir", str(models_dir)]) == 2
+    assert "python -m ambigdemo build" in capsys.readouterr().err
+    assert main(["download", "nosuch", "--models-dir", str(models_dir)]) == 2
+    assert "known presets: embedded, standard" in capsys.readouterr().err
