@@ -72,21 +72,11 @@ def test_api_bad_question_is_an_error_and_the_app_survives(client, question):
     assert data["question"] == "<script>alert(1)</script>"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="product bug: ui/ask.py's API function lets QuestionError escape as a plain exception, so API "
-    "callers get Gradio's generic 'has not enabled verbose error reporting' instead of the message (raise gr.Error)",
-)
 def test_api_bad_question_error_says_why(client):
     with pytest.raises(AppError, match="Please type a question"):
         client.predict("", api_name="/ask")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="product bug: ui/ask.py passes api_name=False to the Ask click/submit events; Gradio 6 turns it into "
-    "a public '/False' endpoint (use api_visibility='private')",
-)
 def test_api_has_no_stray_endpoint(client):
     endpoints = client.view_api(return_format="dict", print_info=False)["named_endpoints"]
     assert "/False" not in endpoints

@@ -85,8 +85,10 @@ def test_question_type_excludes_wrong_types():
     assert "PERSON" not in question_type("How many moons does Mars have?").labels
 
 
-def test_finder_answers_from_the_evidence(finder, by_id):
-    passage = by_id["Barack Obama#0"]
+def test_finder_answers_from_the_evidence(pipeline, finder, by_id):
+    stored = by_id["Barack Obama#0"]
+    query, text = pipeline.retriever.embedder.encode([OBAMA_Q, f"{stored.title}. {stored.text}"])
+    passage = Passage(stored.id, stored.title, stored.text, score=float(query @ text))
     answers = finder.find(OBAMA_Q, [passage])
     assert answers, "the Obama passage answers the question"
     top = answers[0]
@@ -202,11 +204,11 @@ def test_single_answer_keeps_the_prompt(rewriter):
 
 
 def test_rewrites_of_real_answers_are_distinct_grounded_edits(pipeline, finder, rewriter):
-    question = "What is the capital of the Netherlands?"
+    question = "When was the Eiffel Tower built?"
     answers = finder.find(question, pipeline.retriever.search(question, 8))
     assert len(answers) >= 2, "several readings"
     interps = rewriter.rewrite(question, answers)
-    assert [i.answer for i in interps] == [a.text for a in answers]
+    assert {i.answer for i in interps} <= {a.text for a in answers}
     rewrites = [normalize_answer(i.question) for i in interps]
     assert len(set(rewrites)) == len(rewrites)
     assert normalize_answer(question) not in rewrites
@@ -216,21 +218,17 @@ def test_rewrites_of_real_answers_are_distinct_grounded_edits(pipeline, finder, 
         assert i.edit.added, i
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="product bug: Rewriter.rewrite's fallback '<question>, answered by <answer>?' (stages/rewrite.py, "
-    "rewrite()) is shown without check_rewrite and gives the answer away",
-)
 def test_rewrites_never_give_the_answer_away(rewriter):
-    # Two answers whose evidence offers no distinguishing words, so no grounded rewrite exists.
+    """Two answers whose evidence offers no distinguishing words: no invented rewrite, the top answer stands."""
     context = "Amsterdam and The Hague are both cities in the Netherlands."
     answers = [
         Answer(text="Amsterdam", score=0.8, passages=["Netherlands#0"], context=context),
         Answer(text="The Hague", score=0.75, passages=["Netherlands#0"], context=context),
     ]
     question = "What is the capital of the Netherlands?"
-    for i, a in zip(rewriter.rewrite(question, answers), answers):
-        assert check_rewrite(question, i.question, a, a.context + " Netherlands context") is None, i.question
+    interps = rewriter.rewrite(question, answers)
+    assert [(i.question, i.answer, i.source) for i in interps] == [(question, "Amsterdam", "prompt")]
+    assert not any(normalize_answer(a.text) in normalize_answer(i.question) for i in interps for a in answers)
 
 
 # --- summarize ------------------------------------------------------------------------------------
@@ -239,7 +237,7 @@ def test_rewrites_never_give_the_answer_away(rewriter):
 @pytest.fixture(scope="module")
 def netherlands(pipeline):
     """Real interpretations and passages for an ambiguous question (no generator involved)."""
-    question = "What is the capital of the Netherlands?"
+    question = "When was the Eiffel Tower built?"
     passages = pipeline.retriever.search(question, 8)
     interps = pipeline.rewriter.rewrite(question, pipeline.finder.find(question, passages))
     assert len(interps) >= 2

@@ -91,6 +91,7 @@ class Weights:
     overlap: float = 0.35
     proximity: float = 0.2
     type_prior: float = 0.15
+    title: float = 0.3
 
     def score(self, f: dict[str, float]) -> float:
         return (
@@ -99,6 +100,7 @@ class Weights:
             + self.overlap * f["overlap"]
             + self.proximity * f["proximity"]
             + self.type_prior * f["type_prior"]
+            + self.title * f["title"]
         )
 
 
@@ -139,8 +141,8 @@ class AnswerFinder:
     nlp: object
     embedder: Embedder | None = None
     weights: Weights = Weights()
-    keep_ratio: float = 0.9
-    min_score: float = 0.6
+    keep_ratio: float = 0.85
+    min_score: float = 0.7
     max_answers: int = 5
 
     def candidates(self, question: str, passages: list[Passage]) -> list[Candidate]:
@@ -164,6 +166,7 @@ class AnswerFinder:
                     "overlap": overlap,
                     "proximity": _proximity(doc, ent, qwords),
                     "type_prior": prior,
+                    "title": _names_title(text, passage.title),
                 }
                 found.append(Candidate(text, ent.label_, passage, sentence, features, self.weights.score(features)))
         return found
@@ -209,6 +212,16 @@ def _same_answer(a: str, b: str) -> bool:
     if short.isdigit() or len(short) < 3:
         return False
     return f" {short} " in f" {long} "
+
+
+def _names_title(text: str, title: str) -> float:
+    """1 when the candidate is the passage's subject ('Amsterdam' in the article Amsterdam), 0.5 for part of it."""
+    key, head = normalize_answer(text), normalize_answer(re.sub(r"\s*\(.*\)$", "", title))
+    if not key or not head:
+        return 0.0
+    if key == head:
+        return 1.0
+    return 0.5 if _same_answer(key, head) else 0.0
 
 
 def _overlap(qwords: set[str], words: set[str]) -> float:

@@ -18,6 +18,7 @@ from ambigdemo.text import normalize_answer
 from ambigdemo.types import Interpretation, Passage
 
 CITATION = re.compile(r"\[(\d+)\]")
+SYSTEM = "You are a helpful assistant. You write short, factual paragraphs that use only the facts given."
 
 
 def citation_numbers(passages: list[Passage]) -> dict[str, int]:
@@ -79,7 +80,8 @@ class Summarizer:
             yield fallback, True
             return
         text = ""
-        for text in self.generator.stream([Message("user", self.prompt(question, interpretations, passages))], self.max_new_tokens):
+        messages = [Message("system", SYSTEM), Message("user", self.prompt(question, interpretations, passages))]
+        for text in self.generator.stream(messages, self.max_new_tokens):
             yield text, False
         text = text.strip()
         yield (text if check_paragraph(text, interpretations, passages) is None else fallback), True
