@@ -14,7 +14,7 @@ def page(browser, app_url):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("pageerror", lambda exc: errors.append(f"{exc} at {(exc.stack or '')[:400]}"))
     page.goto(app_url, wait_until="domcontentloaded")
     page.locator("#question textarea").wait_for(timeout=60_000)
     yield page
