@@ -1,4 +1,4 @@
-"""Start ambigdemo: ``python app.py`` (web, http://127.0.0.1:7860) or ``python app.py --desktop``.
+"""Start ambigdemo: ``python app.py`` (web, http://127.0.0.1:7860).
 
 On first start it builds the embedded default (model export and index, a few minutes, once).
 """
@@ -17,7 +17,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
     p.add_argument("--preset", help="model preset (default: embedded, or AMBIGDEMO_PRESET)")
     p.add_argument("--index", help="an index folder built by `python -m ambigdemo build-index`")
-    p.add_argument("--desktop", action="store_true", help="open in a native window instead of a browser")
     return p.parse_args(argv)
 
 
@@ -42,10 +41,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     demo = build_app(pipeline, config)
-    if args.desktop:
-        from ambigdemo.ui.desktop import run_desktop
-
-        return run_desktop(demo, args.host, args.port)
     launch(demo, args.host, args.port)
     return 0
 
