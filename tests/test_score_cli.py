@@ -87,8 +87,7 @@ def test_data_error_is_one_line_and_exit_2(tmp_path):
 
 @pytest.fixture(scope="module")
 def dev_light() -> list[dict]:
-    if not DEV_LIGHT.is_file():
-        pytest.skip(f"AmbigNQ dev set not found at {DEV_LIGHT}")
+    assert DEV_LIGHT.is_file(), f"AmbigNQ dev set not found at {DEV_LIGHT} (../shared/data beside the checkout)"
     return json.loads(DEV_LIGHT.read_text())
 
 
