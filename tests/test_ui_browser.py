@@ -65,3 +65,14 @@ def test_hostile_question_is_shown_as_text(page):
     page.locator("[data-testid=interpretation], [data-testid=no-answer]").first.wait_for(timeout=TIMEOUT_MS)
     assert page.evaluate("window.__pwned === undefined")
     assert page.locator("#cards img, #cards script, #paragraph script").count() == 0
+
+
+def test_an_example_button_fills_the_question_and_answers_it(page):
+    examples = page.locator("#examples button")
+    assert examples.count() >= 4
+    first = examples.first
+    text = first.inner_text().strip()
+    first.click()
+    page.locator("[data-testid=interpretation], [data-testid=no-answer]").first.wait_for(timeout=TIMEOUT_MS)
+    assert page.locator("#question textarea").input_value() == text
+    assert page.locator("[data-testid=interpretation]").count() >= 1

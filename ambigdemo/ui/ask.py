@@ -43,8 +43,11 @@ def build(pipeline: Pipeline) -> None:
         ask = gr.Button("Ask", variant="primary", scale=1, elem_id="ask")
     if pipeline.notice:
         gr.Markdown(render.escape(pipeline.notice))
+    example_buttons = []
     if examples:
-        gr.Examples(examples, inputs=question, label="Examples the embedded Wikipedia summaries can answer")
+        gr.Markdown("Examples the embedded Wikipedia summaries can answer:")
+        with gr.Row(elem_id="examples"):
+            example_buttons = [gr.Button(text, size="sm", variant="secondary", min_width=0) for text in examples]
     cards = gr.HTML(elem_id="cards")
     paragraph = gr.HTML(elem_id="paragraph")
     with gr.Accordion("Passages (Wikipedia, CC BY-SA 4.0)", open=True):
@@ -64,4 +67,8 @@ def build(pipeline: Pipeline) -> None:
 
     for trigger in (ask.click, question.submit):
         trigger(stream, inputs=question, outputs=outputs, api_visibility="private")
+    for button in example_buttons:
+        button.click(lambda text: text, inputs=button, outputs=question, api_visibility="private").then(
+            stream, inputs=question, outputs=outputs, api_visibility="private"
+        )
     gr.api(ask_api, api_name="ask")
