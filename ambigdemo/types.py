@@ -53,6 +53,7 @@ class Result:
     question: str
     interpretations: list[Interpretation] = field(default_factory=list)
     paragraph: str = ""
+    paragraph_source: str = ""
     passages: list[Passage] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     message: str = ""
@@ -70,6 +71,7 @@ class Result:
             "question": self.question,
             "interpretations": [asdict(i) for i in self.interpretations],
             "paragraph": self.paragraph,
+            "paragraph_source": self.paragraph_source,
             "passages": [asdict(p) for p in self.passages],
             "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
             "message": self.message,

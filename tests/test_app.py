@@ -11,7 +11,7 @@ from gradio_client.exceptions import AppError
 
 from ambigdemo.text import normalize_answer
 
-RESULT_KEYS = {"question", "interpretations", "paragraph", "passages", "timings_ms", "message"}
+RESULT_KEYS = {"question", "interpretations", "paragraph", "paragraph_source", "passages", "timings_ms", "message"}
 EIFFEL = "When was the Eiffel Tower built?"
 
 

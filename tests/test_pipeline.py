@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from ambigdemo.config import MAX_QUESTION_CHARS
+from ambigdemo.config import MAX_QUESTION_CHARS, ROOT
 from ambigdemo.pipeline import NO_ANSWER, QuestionError, clean_question
 from ambigdemo.text import normalize_answer
 from ambigdemo.types import Result
@@ -160,3 +160,16 @@ def test_odd_questions_are_answered_or_rejected_without_crashing(pipeline, quest
     assert result.question == clean_question(question)
     assert result.answered or result.message == NO_ANSWER
     json.dumps(result.to_dict(), ensure_ascii=False)
+
+
+EXAMPLES = json.loads((ROOT / "assets" / "examples.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e["question"] for e in EXAMPLES])
+def test_every_example_in_the_app_gets_its_listed_answers(pipeline, example):
+    result = pipeline.with_options(use_generator=False).ask(example["question"])
+    found = {normalize_answer(i.answer) for i in result.interpretations}
+    if not example["answers"]:
+        assert result.message == NO_ANSWER and not found
+    for answer in example["answers"]:
+        assert any(normalize_answer(answer) in f for f in found), (answer, found)

@@ -10,7 +10,7 @@ import pytest
 from ambigdemo.stages.answers import AnswerFinder, cluster, question_type
 from ambigdemo.stages.retrieve import Retriever
 from ambigdemo.stages.rewrite import Rewriter, check_rewrite, edit_of, wh_word
-from ambigdemo.stages.summarize import Summarizer, check_paragraph, evidence_paragraph
+from ambigdemo.stages.summarize import Draft, Summarizer, check_paragraph, check_sentence, evidence_paragraph
 from ambigdemo.text import normalize_answer
 from ambigdemo.types import Answer, Edit, Interpretation, Passage
 
@@ -284,16 +284,62 @@ def test_check_paragraph_rejects(netherlands):
 def test_summarizer_without_generator_yields_the_evidence_paragraph(netherlands):
     question, interps, passages = netherlands
     out = list(Summarizer(None).stream(question, interps, passages))
-    assert out == [(evidence_paragraph(question, interps, passages), True)]
+    assert out == [Draft(evidence_paragraph(question, interps, passages), True, "evidence")]
 
 
 def test_summarizer_with_generator_streams_drafts_then_a_checked_paragraph(pipeline, netherlands):
     question, interps, passages = netherlands
     summarizer = Summarizer(pipeline.summarizer.generator, max_new_tokens=48)
     out = list(summarizer.stream(question, interps, passages))
-    drafts, (final, done) = out[:-1], out[-1]
-    assert done and all(not f for _, f in drafts)
+    drafts, last = out[:-1], out[-1]
+    assert last.final and not any(d.final for d in drafts)
     assert drafts, "the generator streamed drafts"
-    assert final == evidence_paragraph(question, interps, passages) or check_paragraph(final, interps, passages) is None
+    if last.source == "generated":
+        assert check_paragraph(last.text, interps, passages) is None
+    else:
+        assert last == Draft(evidence_paragraph(question, interps, passages), True, "evidence")
     for i in interps:
         assert f"Answer: {i.answer}" in summarizer.prompt(question, interps, passages)
+
+
+class ScriptedGenerator:
+    """Streams a fixed text word by word, to show when the summarizer stops listening."""
+
+    def __init__(self, text: str):
+        self.words = text.split(" ")
+        self.streamed = 0
+
+    def stream(self, messages, max_new_tokens=128, stop=()):
+        for n in range(1, len(self.words) + 1):
+            self.streamed = n
+            yield " ".join(self.words[:n])
+
+
+def test_summarizer_stops_at_the_first_finished_sentence_that_fails(netherlands):
+    question, interps, passages = netherlands
+    bad_then_more = "This first sentence cites nothing. " + evidence_paragraph(question, interps, passages)
+    generator = ScriptedGenerator(bad_then_more)
+    out = list(Summarizer(generator).stream(question, interps, passages))
+    assert out[-1] == Draft(evidence_paragraph(question, interps, passages), True, "evidence")
+    assert generator.streamed < len(generator.words) / 2, "generation stopped early"
+    assert check_sentence("This first sentence cites nothing.", interps, passages) == "a sentence cites nothing"
+
+
+def test_summarizer_keeps_a_generated_paragraph_that_passes(netherlands):
+    question, interps, passages = netherlands
+    good = evidence_paragraph(question, interps, passages)
+    out = list(Summarizer(ScriptedGenerator(good)).stream(question, interps, passages))
+    assert out[-1] == Draft(good, True, "generated")
+
+
+@pytest.mark.parametrize(
+    "question, noun",
+    [
+        ("How many players are on a football team?", "player"),
+        ("how many Super Bowl rings does Tom Brady have", "ring"),
+        ("how many seasons of the office are there", "season"),
+        ("When did World War II end?", ""),
+    ],
+)
+def test_how_many_questions_know_what_they_count(question, noun):
+    assert question_type(question).counted == noun

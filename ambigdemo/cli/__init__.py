@@ -10,7 +10,9 @@ import argparse
 import importlib
 import sys
 
-COMMAND_MODULES = ("ask", "serve", "build", "bench", "score", "evaluate", "judgments", "download", "export", "build_index")
+COMMAND_MODULES = (
+    "ask", "serve", "build", "bench", "score", "evaluate", "tune", "judgments", "download", "export", "build_index",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -35,6 +35,7 @@ class QuestionType:
 
     wh: str
     labels: dict[str, float]
+    counted: str = ""
 
 
 def _priors(strong: set[str], weak: set[str] = frozenset()) -> dict[str, float]:
@@ -54,8 +55,19 @@ def question_type(question: str) -> QuestionType:
     ]
     for pattern, wh, labels in rules:
         if re.search(pattern, q):
-            return QuestionType(wh, labels)
+            return QuestionType(wh, labels, _counted_noun(q) if wh == "how many" else "")
     return QuestionType("what", _priors(THING - {"NORP"}, NUMBER | TIME | {"NORP"}))
+
+
+def _counted_noun(question: str) -> str:
+    """The head of the phrase after 'how many' ('how many Super Bowl rings does' -> 'ring'), stemmed."""
+    after = re.split(r"\bhow many\b", question, maxsplit=1)
+    phrase = []
+    for word in re.findall(r"\w+", after[1]) if len(after) > 1 else []:
+        if word in STOPWORDS:
+            break
+        phrase.append(word)
+    return _stem(phrase[-1]) if phrase else ""
 
 
 def content_words(text: str) -> set[str]:
@@ -168,7 +180,10 @@ class AnswerFinder:
                     "type_prior": prior,
                     "title": _names_title(text, passage.title),
                 }
+                features["counts"] = float(_counts(doc, ent, qtype.counted))
                 found.append(Candidate(text, ent.label_, passage, sentence, features, self.weights.score(features)))
+        if any(c.features["counts"] for c in found):
+            found = [c for c in found if c.features["counts"]]
         return found
 
     def _similarity(self, question: str, sentences: list[str]) -> list[float]:
@@ -222,6 +237,11 @@ def _names_title(text: str, title: str) -> float:
     if key == head:
         return 1.0
     return 0.5 if _same_answer(key, head) else 0.0
+
+
+def _counts(doc, ent, noun: str) -> bool:
+    """A number that counts what a 'how many' question asks about ('eleven players', 'two teams' does not)."""
+    return bool(noun) and any(_stem(t.lower_) == noun for t in doc[ent.end : ent.end + 3])
 
 
 def _overlap(qwords: set[str], words: set[str]) -> float:

@@ -3,7 +3,8 @@
 The generator writes it (streamed); the text is shown as final only if :func:`check_paragraph`
 passes: every answer named, every sentence cites a passage, no citation points nowhere, and no
 answer-like span is stated that its cited passage does not contain. Otherwise the evidence-based
-construction of :func:`evidence_paragraph` is shown instead.
+construction of :func:`evidence_paragraph` is shown instead; generation stops at the first
+finished sentence that fails, so a hopeless draft costs little.
 """
 
 from __future__ import annotations
@@ -52,18 +53,34 @@ def check_paragraph(text: str, interpretations: list[Interpretation], passages: 
     missing = [i.answer for i in interpretations if normalize_answer(i.answer) not in norm]
     if missing:
         return f"does not name {missing[0]!r}"
-    cited = [int(n) for n in CITATION.findall(text)]
-    if any(n < 1 or n > len(passages) for n in cited):
-        return "cites a passage that does not exist"
     for sentence in split_sentences(text):
-        refs = [int(n) for n in CITATION.findall(sentence)]
-        if not refs:
-            return "a sentence cites nothing"
-        support = normalize_answer(" ".join(passages[n - 1].text for n in refs))
-        for i in interpretations:
-            if normalize_answer(i.answer) in normalize_answer(sentence) and normalize_answer(i.answer) not in support:
-                return f"states {i.answer!r} without citing a passage that contains it"
+        why = check_sentence(sentence, interpretations, passages)
+        if why:
+            return why
     return None
+
+
+def check_sentence(sentence: str, interpretations: list[Interpretation], passages: list[Passage]) -> str | None:
+    """Why one sentence may not be shown: it cites nothing, cites a missing passage, or states an uncited answer."""
+    refs = [int(n) for n in CITATION.findall(sentence)]
+    if not refs:
+        return "a sentence cites nothing"
+    if any(n < 1 or n > len(passages) for n in refs):
+        return "cites a passage that does not exist"
+    support = normalize_answer(" ".join(passages[n - 1].text for n in refs))
+    for i in interpretations:
+        if normalize_answer(i.answer) in normalize_answer(sentence) and normalize_answer(i.answer) not in support:
+            return f"states {i.answer!r} without citing a passage that contains it"
+    return None
+
+
+@dataclass(frozen=True)
+class Draft:
+    """The paragraph so far; ``source`` is ``generated`` or ``evidence`` once ``final``."""
+
+    text: str
+    final: bool = False
+    source: str = ""
 
 
 @dataclass
@@ -73,18 +90,26 @@ class Summarizer:
     generator: Generator | None = None
     max_new_tokens: int = 160
 
-    def stream(self, question: str, interpretations: list[Interpretation], passages: list[Passage]) -> Iterator[tuple[str, bool]]:
-        """Yields ``(text, final)``: drafts while generating, then the text to keep."""
-        fallback = evidence_paragraph(question, interpretations, passages)
+    def stream(self, question: str, interpretations: list[Interpretation], passages: list[Passage]) -> Iterator[Draft]:
+        """Drafts while generating, then the text to keep.
+
+        Generation stops at the first finished sentence that fails :func:`check_sentence`, so a
+        paragraph that cannot pass costs only the tokens up to its first bad sentence.
+        """
+        fallback = Draft(evidence_paragraph(question, interpretations, passages), True, "evidence")
         if self.generator is None or not interpretations:
-            yield fallback, True
+            yield fallback
             return
         text = ""
         messages = [Message("system", SYSTEM), Message("user", self.prompt(question, interpretations, passages))]
         for text in self.generator.stream(messages, self.max_new_tokens):
-            yield text, False
+            yield Draft(text)
+            finished = split_sentences(text)[:-1]
+            if finished and check_sentence(finished[-1], interpretations, passages):
+                yield fallback
+                return
         text = text.strip()
-        yield (text if check_paragraph(text, interpretations, passages) is None else fallback), True
+        yield Draft(text, True, "generated") if check_paragraph(text, interpretations, passages) is None else fallback
 
     def prompt(self, question: str, interpretations: list[Interpretation], passages: list[Passage]) -> str:
         numbers = citation_numbers(passages)

@@ -16,7 +16,7 @@ EXAMPLES_FILE = ROOT / "assets" / "examples.json"
 
 
 def load_examples(path: Path = EXAMPLES_FILE) -> list[dict]:
-    """Example questions the embedded corpus answers: ``{"question", "ambiguous"}`` records."""
+    """Example questions and the answers the embedded corpus gives: ``{"question", "ambiguous", "answers"}``."""
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
 
 
