@@ -16,7 +16,7 @@ from ambigdemo.stages.answers import AnswerFinder
 from ambigdemo.stages.retrieve import Retriever
 from ambigdemo.stages.rewrite import Rewriter
 from ambigdemo.stages.summarize import Summarizer
-from ambigdemo.types import Result
+from ambigdemo.types import Interpretation, Result
 
 log = logging.getLogger(__name__)
 NO_ANSWER = "No answer found: the retrieved passages do not support an answer to this question."
@@ -116,6 +116,13 @@ class Pipeline:
                 timer.lap("summarize")
                 result.timings_ms.update(summarize=timer.laps["summarize"], total=timer.total)
             yield result
+
+    def disambiguate(self, question: str, answers: list[str]) -> list[Interpretation]:
+        """One rewrite per given answer, in order, from the retrieved passages that mention it; the
+        prompt question itself where no checked edit singles the answer out (AmbigQA with gold answers)."""
+        question = clean_question(question)
+        passages = self.retriever.search(question, self.config.top_k)
+        return self.rewriter.rewrite_gold(question, answers, passages)
 
     def ask(self, question: str) -> Result:
         result = None

@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ambigdemo.corpus import split_sentences
 from ambigdemo.runtimes.onnx import Generator, Message
 from ambigdemo.stages.answers import STOPWORDS, content_words
 from ambigdemo.text import normalize_answer, word_diff, words
-from ambigdemo.types import Answer, Edit, Interpretation
+from ambigdemo.types import Answer, Edit, Interpretation, Passage
 
 MODIFIER_POS = {"ADJ", "NOUN", "PROPN", "NUM"}
 QUALIFIER_LABELS = ("DATE", "EVENT", "GPE", "LOC", "NORP", "ORG", "WORK_OF_ART", "FAC", "PRODUCT", "LAW")
@@ -67,21 +68,30 @@ class Rewriter:
         An answer no checked edit distinguishes is dropped rather than shown with an invented
         question; if only one answer remains, it answers the prompt question as asked.
         """
-        chosen = self._disambiguate(question, answers) if len(answers) > 1 else []
+        chosen = [i for i in self._disambiguate(question, answers) if i is not None] if len(answers) > 1 else []
         if len(chosen) > 1:
             return chosen
-        if answers:
-            a = answers[0]
-            return [Interpretation(question, a.text, a.passages, a.score, Edit(), source="prompt")]
-        return []
+        return [_as_asked(question, answers[0])] if answers else []
 
-    def _disambiguate(self, question: str, answers: list[Answer]) -> list[Interpretation]:
+    def rewrite_gold(self, question: str, answers: list[str], passages: list[Passage]) -> list[Interpretation]:
+        """One interpretation per given answer, in order (AmbigQA's "gold answers given" setting).
+
+        Each answer is grounded in the passages that mention it (:func:`ground`); its rewrite is the
+        best checked edit, else the prompt question itself.
+        """
+        grounded = [ground(text, question, passages) for text in answers]
+        chosen = self._disambiguate(question, grounded)
+        return [c or _as_asked(question, a) for a, c in zip(grounded, chosen)]
+
+    def _disambiguate(self, question: str, answers: list[Answer]) -> list[Interpretation | None]:
+        """Per answer, its first checked rewrite not already taken by an earlier answer, or None."""
         proposals = [self._options(question, a, [o for o in answers if o is not a]) for a in answers]
-        chosen: list[Interpretation] = []
+        chosen: list[Interpretation | None] = []
         seen = {normalize_answer(question)}
         for answer, options in zip(answers, proposals):
             text, source = next(((t, s) for t, s in options if normalize_answer(t) not in seen), (None, None))
             if text is None:
+                chosen.append(None)
                 continue
             seen.add(normalize_answer(text))
             chosen.append(Interpretation(text, answer.text, answer.passages, answer.score, edit_of(question, text), source))
@@ -112,6 +122,31 @@ class Rewriter:
         )
         text = self.generator.generate([Message("user", prompt)], self.max_new_tokens, stop=("\n",))
         return text.strip().strip('"')
+
+
+def ground(text: str, question: str, passages: list[Passage]) -> Answer:
+    """An answer given as text, with the passages that mention it as evidence (the context's first).
+
+    Its context is the mentioning sentence that shares most words with the question (ties: the
+    better retrieved passage); an answer no passage mentions has no passages and no context.
+    """
+    key = normalize_answer(text)
+    qwords = content_words(question)
+    mentions = [
+        (len(qwords & content_words(sentence)), p.score, p.id, sentence)
+        for p in sorted(passages, key=lambda p: -p.score)
+        for sentence in split_sentences(p.text)
+        if key and f" {key} " in f" {normalize_answer(sentence)} "
+    ]
+    if not mentions:
+        return Answer(text=text, score=0.0, passages=[])
+    _, score, best, context = max(mentions, key=lambda m: m[:2])
+    ids = list(dict.fromkeys([best] + [m[2] for m in mentions]))
+    return Answer(text=text, score=round(score, 4), passages=ids, context=context)
+
+
+def _as_asked(question: str, answer: Answer) -> Interpretation:
+    return Interpretation(question, answer.text, answer.passages, answer.score, Edit(), source="prompt")
 
 
 def _title(answer: Answer) -> str:
