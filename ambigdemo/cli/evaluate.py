@@ -1,0 +1,392 @@
+"""``evaluate``: run a system over a gold file, cache its predictions, score them with ``score``.
+
+Tasks: ``ambigqa`` (every answer with a rewrite), ``qd-gold`` (AmbigQA's question disambiguation
+with the gold answers given: the questions with a multipleQAs annotation, the answers of the first
+one go in, one rewrite per answer comes out) and ``nq-open`` (one answer, exact match). Systems:
+``pipeline``, and for qd-gold ``copy`` (every rewrite is the prompt question).
+
+Each system's predictions are appended to ``DIR/cache[.SYSTEM].jsonl`` as they are made, so a rerun
+skips the ids already there (a half-written last line is dropped). Then DIR gets ``gold.json[l]``
+(the records scored), ``predictions[.SYSTEM].json`` (official format), ``metrics.json``,
+``metrics.md`` and ``f1_by_answers.png``; ``score --data DIR/gold.json --pred
+DIR/predictions.json`` reproduces the scores in ``metrics.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Union
+
+from ambigdemo.cli.score import _score, _table
+
+if TYPE_CHECKING:
+    from ambigdemo.config import Config
+    from ambigdemo.datasets import AmbigExample
+    from ambigdemo.pipeline import Pipeline
+
+TASKS = ("ambigqa", "qd-gold", "nq-open")
+SYSTEMS = ("pipeline", "copy")
+PLOT = "f1_by_answers.png"
+MAX_BUCKET = 5
+AMBIG_METRICS = {"f1_ans": "F1 answer", "f1_bleu": "F1 BLEU-4", "f1_edit_f1": "F1 EDIT-F1"}
+NQ_METRICS = {"em": "exact match"}
+Prediction = Union[list[dict[str, str]], str]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="run the pipeline over a gold file and score it (resumable)",
+        description="Run a system over a gold file, cache its predictions (resumable) and score them as score does.",
+    )
+    parser.add_argument("--data", required=True, help="gold file: AmbigNQ JSON or NQ-open JSONL")
+    parser.add_argument("--task", choices=TASKS, required=True)
+    parser.add_argument("--out", required=True, help="output folder (its cache makes reruns resume)")
+    parser.add_argument("--limit", type=_positive, help="only the first N questions of the task")
+    parser.add_argument(
+        "--system", nargs="+", choices=SYSTEMS, default=["pipeline"],
+        help="systems to run side by side (copy: qd-gold only); default pipeline",
+    )
+    parser.set_defaults(func=run)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    from ambigdemo.config import Config
+    from ambigdemo.datasets import DataError
+    from ambigdemo.pipeline import Pipeline
+    from ambigdemo.runtimes.index import ArtifactError
+
+    if "copy" in args.system and args.task != "qd-gold":
+        print("error: --system copy needs --task qd-gold (it copies the prompt for each gold answer)", file=sys.stderr)
+        return 2
+    config = Config.from_env(use_generator=False)
+    try:
+        report = evaluate(
+            args.task, Path(args.data), Path(args.out), config, functools.cache(lambda: Pipeline.load(config)),
+            systems=tuple(dict.fromkeys(args.system)), limit=args.limit,
+        )
+    except (DataError, ArtifactError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for name, system in report["systems"].items():
+        print(f"{name} ({system['predictions']}):")
+        print(_table(score_task(args.task), system["scores"]))
+    print(f"wrote {args.out}/metrics.json, metrics.md, {PLOT}")
+    return 0
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class Item:
+    """One question to predict: its id and text, the gold answers given (qd-gold only) and its
+    number of gold answers (the plot's buckets): NQ-open's answer strings, AmbigNQ's pairs in the
+    first multipleQAs annotation (1 when every annotation is a single answer)."""
+
+    id: str
+    question: str
+    answers: list[str]
+    n_gold: int
+
+
+@dataclass(frozen=True)
+class Record:
+    """One line of the prediction cache: the prediction in the official format, the source of
+    each rewrite (``prompt``, ``modifier``, ``copy``...) and the seconds it took."""
+
+    id: str
+    question: str
+    prediction: Prediction
+    sources: list[str]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """The scores of the questions with ``answers`` gold answers ("5+": five or more), as ``score``
+    reports them (for AmbigQA, ``f1_bleu`` and ``f1_edit_f1`` over the ``n_multi`` multi-answer ones)."""
+
+    answers: str
+    n: int
+    n_multi: int
+    scores: dict[str, float | None]
+
+
+def score_task(task: str) -> str:
+    """The ``score`` task that scores predictions of ``task``."""
+    return "nq-open" if task == "nq-open" else "ambigqa"
+
+
+# --------------------------------------------------------------------------- gold
+
+
+def load_items(task: str, data: Path, limit: int | None) -> tuple[list[Item], str]:
+    """The questions of ``task`` in file order (the first ``limit``), and the gold file's text for them.
+
+    The text keeps the original records (for NQ-open, the original line numbers, which are its ids),
+    so ``score`` on it scores exactly these questions.
+    """
+    from ambigdemo.datasets import DataError, load_ambignq, load_nq_open
+
+    if task == "nq-open":
+        examples = load_nq_open(data)[:limit]
+        if not examples:
+            raise DataError(f"{data}: no questions")
+        items = [Item(e.id, e.question, [], len(e.answers)) for e in examples]
+        lines = data.read_text(encoding="utf-8").splitlines()
+        return items, "\n".join(lines[: int(examples[-1].id) + 1]) + "\n"
+    chosen = [(i, e) for i, e in enumerate(load_ambignq(data)) if task == "ambigqa" or _pairs(e)][:limit]
+    if not chosen:
+        what = "no questions" if task == "ambigqa" else "no question has a multipleQAs annotation (qd-gold needs gold answers)"
+        raise DataError(f"{data}: {what}")
+    items = [_ambig_item(task, e) for _, e in chosen]
+    records = json.loads(data.read_text(encoding="utf-8"))
+    return items, json.dumps([records[i] for i, _ in chosen], ensure_ascii=False)
+
+
+def _pairs(example: AmbigExample) -> list:
+    """The question-answer pairs of the first multipleQAs annotation, or []."""
+    return next((a.qa_pairs for a in example.annotations if not a.is_single), [])
+
+
+def _ambig_item(task: str, example: AmbigExample) -> Item:
+    pairs = _pairs(example)
+    answers = [p.answers[0] for p in pairs] if task == "qd-gold" else []
+    return Item(example.id, example.question, answers, len(pairs) or 1)
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def read_cache(path: Path, questions: dict[str, str]) -> dict[str, Record]:
+    """Records cached at ``path`` for the ids in ``questions``; drops a half-written last line.
+
+    DataError when a complete line is not a record or was made for another question.
+    """
+    from ambigdemo.datasets import DataError
+
+    if not path.exists():
+        return {}
+    raw = path.read_bytes()
+    end = raw.rfind(b"\n") + 1
+    if end < len(raw):
+        with path.open("r+b") as f:
+            f.truncate(end)
+    records: dict[str, Record] = {}
+    for n, line in enumerate(raw[:end].decode("utf-8").splitlines(), 1):
+        try:
+            record = Record(**json.loads(line))
+        except (json.JSONDecodeError, TypeError) as exc:
+            raise DataError(f"{path}: line {n}: not a cached prediction ({exc}); delete the file to start over") from None
+        if record.id in questions and questions[record.id] != record.question:
+            raise DataError(
+                f"{path}: line {n}: id {record.id} was asked {record.question!r}, the data asks "
+                f"{questions[record.id]!r}; use another --out for other data"
+            )
+        records[record.id] = record
+    return {k: v for k, v in records.items() if k in questions}
+
+
+def predict(task: str, system: str, item: Item, pipeline: Callable[[], Pipeline]) -> Record:
+    """One system's prediction for one question, timed."""
+    start = time.perf_counter()
+    if system == "copy":
+        interpretations = [(item.question, answer, "copy") for answer in item.answers]
+    else:
+        found = pipeline().disambiguate(item.question, item.answers) if task == "qd-gold" else pipeline().ask(item.question).interpretations
+        interpretations = [(i.question, i.answer, i.source) for i in found]
+    if task == "nq-open":
+        interpretations = interpretations[:1]
+        prediction: Prediction = interpretations[0][1] if interpretations else ""
+    else:
+        prediction = [{"question": q, "answer": a} for q, a, _ in interpretations]
+    sources = [s for _, _, s in interpretations]
+    return Record(item.id, item.question, prediction, sources, round(time.perf_counter() - start, 4))
+
+
+def run_system(task: str, system: str, items: Sequence[Item], cache: Path, pipeline: Callable[[], Pipeline], progress: bool = True) -> list[Record]:
+    """Every item's record, predicting (and appending to ``cache``) only those not cached yet."""
+    from tqdm import tqdm
+
+    done = read_cache(cache, {i.id: i.question for i in items})
+    todo = [i for i in items if i.id not in done]
+    with cache.open("a", encoding="utf-8") as f, tqdm(
+        total=len(items), initial=len(items) - len(todo), desc=f"{task} {system}", unit="q", disable=not progress
+    ) as bar:
+        for item in todo:
+            done[item.id] = predict(task, system, item, pipeline)
+            f.write(json.dumps(asdict(done[item.id]), ensure_ascii=False) + "\n")
+            f.flush()
+            bar.update()
+    return [done[i.id] for i in items]
+
+
+# --------------------------------------------------------------------------- evaluate
+
+
+def evaluate(
+    task: str,
+    data: Path,
+    out: Path,
+    config: Config,
+    pipeline: Callable[[], Pipeline],
+    systems: Sequence[str] = ("pipeline",),
+    limit: int | None = None,
+    progress: bool = True,
+) -> dict:
+    """Run, score and report every system; returns what ``metrics.json`` holds.
+
+    ``pipeline`` is called (and should cache its result) only when a prediction is not cached yet.
+    """
+    items, gold_text = load_items(task, data, limit)
+    out.mkdir(parents=True, exist_ok=True)
+    gold = out / ("gold.jsonl" if task == "nq-open" else "gold.json")
+    _write(gold, gold_text)
+    reports = {}
+    for system in systems:
+        suffix = "" if system == "pipeline" else f".{system}"
+        records = run_system(task, system, items, out / f"cache{suffix}.jsonl", pipeline, progress)
+        predictions = out / f"predictions{suffix}.json"
+        _write(predictions, json.dumps({r.id: r.prediction for r in records}, ensure_ascii=False))
+        reports[system] = {
+            "predictions": predictions.name,
+            "scores": _score(score_task(task), str(gold), str(predictions)),
+            "by_answers": [asdict(b) for b in buckets(task, items, gold, predictions)],
+            "sources": dict(Counter(s for r in records for s in r.sources).most_common()),
+            "seconds_per_question": round(sum(r.seconds for r in records) / len(records), 4),
+            "score_command": f"python -m ambigdemo score --task {score_task(task)} --data {gold} --pred {predictions} --json",
+        }
+    report = {
+        "task": task,
+        "data": str(data),
+        "limit": limit,
+        "n": len(items),
+        "gold": gold.name,
+        "commit": _commit(),
+        "config": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(config).items() if k != "admin_token"},
+        "systems": reports,
+    }
+    _write(out / "metrics.json", json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    _write(out / "metrics.md", markdown(report))
+    plot(report, out / PLOT)
+    return report
+
+
+def buckets(task: str, items: Sequence[Item], gold: Path, predictions: Path) -> list[Bucket]:
+    """The official scores (``score``'s) of the questions grouped by number of gold answers."""
+    from ambigdemo import datasets, metrics
+
+    if task == "nq-open":
+        examples, preds, score = datasets.load_nq_open(gold), datasets.load_answer_predictions(predictions), metrics.score_nq_open
+    else:
+        examples, preds, score = datasets.load_ambignq(gold), datasets.load_ambig_predictions(predictions), metrics.score_ambigqa
+    groups: dict[int, list] = {}
+    for item, example in zip(items, examples):
+        groups.setdefault(min(item.n_gold, MAX_BUCKET), []).append(example)
+    return [_bucket(n, score(group, preds).to_dict()) for n, group in sorted(groups.items())]
+
+
+def _bucket(n_gold: int, scores: dict) -> Bucket:
+    label = f"{n_gold}+" if n_gold == MAX_BUCKET else str(n_gold)
+    return Bucket(label, scores.pop("n"), scores.pop("n_multi", 0), scores)
+
+
+# --------------------------------------------------------------------------- report
+
+
+def markdown(report: dict) -> str:
+    """The scores of every system as a markdown table (x100, as papers print them)."""
+    nq = report["task"] == "nq-open"
+    head = ["system", "questions", "EM"] if nq else ["system", "questions", "F1 answer", "multi-answer", "F1 answer (multi)", "F1 BLEU-4", "F1 EDIT-F1"]
+    head += [] if nq else ["rewrites kept as the prompt"]
+    head += ["s / question"]
+    rows = []
+    for name, system in report["systems"].items():
+        s = system["scores"]
+        if nq:
+            cells = [s["n"], _pct(s["em"])]
+        else:
+            kept = system["sources"].get("prompt", 0) + system["sources"].get("copy", 0)
+            cells = [s["n"], _pct(s["f1_ans"]), s["n_multi"], _pct(s["f1_ans_multi"]), _pct(s["f1_bleu"]), _pct(s["f1_edit_f1"])]
+            cells.append(f"{kept} / {sum(system['sources'].values())}")
+        rows.append([name, *cells, f"{system['seconds_per_question']:.3f}"])
+    limit = f", first {report['limit']}" if report["limit"] else ""
+    lines = [
+        f"**{report['task']}** on `{report['data']}` ({report['n']} questions{limit}); commit `{report['commit']}`",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+        *("| " + " | ".join(str(c) for c in row) + " |" for row in rows),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def plot(report: dict, path: Path) -> None:
+    """Grouped bars: each system's per-question scores by number of gold answers (PNG, Agg)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    names = NQ_METRICS if report["task"] == "nq-open" else AMBIG_METRICS
+    if report["task"] == "qd-gold":
+        names = {k: v for k, v in names.items() if k != "f1_ans"}
+    systems = report["systems"]
+    first = next(iter(systems.values()))["by_answers"]
+    labels = [b["answers"] for b in first]
+    counts = [b["n_multi"] if report["task"] == "qd-gold" else b["n"] for b in first]
+    series = [(f"{system} {title}", [b["scores"].get(metric) for b in r["by_answers"]]) for system, r in systems.items() for metric, title in names.items()]
+    series = [(label, values) for label, values in series if any(v is not None for v in values)]
+    fig = Figure(figsize=(max(6.0, 1.2 * len(labels) * max(1, len(series)) / 2), 4.0), dpi=100)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    width = 0.8 / max(1, len(series))
+    for k, (label, values) in enumerate(series):
+        xs = [x + (k - (len(series) - 1) / 2) * width for x in range(len(labels))]
+        ax.bar(xs, [100 * (v or 0.0) for v in values], width, label=label)
+    ax.set_xticks(range(len(labels)), [f"{a}\n(n={n})" for a, n in zip(labels, counts)])
+    ax.set_xlabel("gold answers")
+    ax.set_ylabel("score (x100)")
+    note = "" if report["task"] == "nq-open" else "; BLEU, EDIT-F1 over multi-answer questions"
+    ax.set_title(f"{report['task']}: scores by number of gold answers{note}", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, format="png")
+
+
+def _write(path: Path, text: str) -> None:
+    """Replace ``path`` atomically, so a kill never leaves a half-written output."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _commit() -> str | None:
+    """``git describe --always --dirty`` of the checkout, or None outside git."""
+    from ambigdemo.config import ROOT
+
+    try:
+        done = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True, timeout=10)
+    except OSError:
+        return None
+    return done.stdout.strip() or None
