@@ -1,4 +1,4 @@
-"""Start ambigdemo: ``python app.py`` (web, http://127.0.0.1:7860).
+"""Start ambigdemo: ``python app.py`` (web, http://127.0.0.1:7860) or ``python app.py --desktop`` (a window).
 
 On first start it builds the embedded default (model export and index, a few minutes, once).
 """
@@ -17,11 +17,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
     p.add_argument("--preset", help="model preset (default: embedded, or AMBIGDEMO_PRESET)")
     p.add_argument("--index", help="an index folder built by `python -m ambigdemo build-index`")
+    p.add_argument("--desktop", action="store_true", help="open the app in a native window (requirements-desktop.txt)")
     return p.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.desktop:
+        os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     from ambigdemo.artifacts import build_embedded
     from ambigdemo.config import Config
     from ambigdemo.pipeline import Pipeline
@@ -41,7 +44,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     demo = build_app(pipeline, config)
-    launch(demo, args.host, args.port)
+    if args.desktop:
+        from ambigdemo.ui.desktop import run
+
+        run(demo)
+    else:
+        launch(demo, args.host, args.port)
     return 0
 
 
