@@ -5,12 +5,12 @@ Only the ``export`` and ``build`` commands import this module; the answer path n
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 from pathlib import Path
 
 from ambigdemo.runtimes.index import write_manifest
+from ambigdemo.runtimes.specs import EmbedderSpec, GeneratorSpec
 
 CHATML_START = "<|im_start|>"
 CHATML_END = "<|im_end|>"
@@ -31,8 +31,8 @@ def quantize_int8(model: Path) -> None:
         extra.unlink()
 
 
-def export_embedder(src: Path, out: Path, int8: bool = False) -> Path:
-    """A sentence-transformers/BERT folder -> ``model.onnx`` (last_hidden_state) + ``tokenizer.json``."""
+def export_embedder(src: Path, out: Path, int8: bool = False, spec: EmbedderSpec = EmbedderSpec()) -> Path:
+    """A sentence-transformers/BERT folder -> ``model.onnx`` (last_hidden_state), ``tokenizer.json``, ``embedder.json``."""
     from optimum.exporters.onnx import main_export
 
     src, out = Path(src), Path(out)
@@ -43,7 +43,7 @@ def export_embedder(src: Path, out: Path, int8: bool = False) -> Path:
         shutil.copy(Path(tmp) / "tokenizer.json", out / "tokenizer.json")
     if int8:
         quantize_int8(out / "model.onnx")
-    write_manifest(out, ["model.onnx", "tokenizer.json"], role="embed", source=str(src), int8=int8)
+    write_manifest(out, ["model.onnx", "tokenizer.json", spec.write(out)], role="embed", source=str(src), int8=int8)
     return out
 
 
@@ -69,9 +69,8 @@ def export_generator(src: Path, out: Path, int8: bool = True, gguf_file: str | N
                 shutil.copy(onnx_dir / name, out / name)
     if int8:
         quantize_int8(out / "model.onnx")
-    spec = {"eos_token_ids": eos, "chat_format": "chatml", "max_context": 2048, "system_prompt": ""}
-    (out / "generator.json").write_text(json.dumps(spec, indent=2))
-    files = [f for f in ("model.onnx", "model.onnx_data", "tokenizer.json", "generator.json") if (out / f).exists()]
+    spec = GeneratorSpec(eos_token_ids=tuple(eos)).write(out)
+    files = [f for f in ("model.onnx", "model.onnx_data", "tokenizer.json", spec) if (out / f).exists()]
     write_manifest(out, files, role="generate", source=str(src / (gguf_file or "")), int8=int8)
     return out
 

@@ -21,7 +21,6 @@ The endpoint is the ``endpoint`` argument, else ``HF_ENDPOINT``, else https://hu
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -232,8 +231,8 @@ def _install(
     (folder / MANIFEST).unlink(missing_ok=True)  # the folder is incomplete from here until the new manifest
     for rf in component.files:
         os.replace(staging / rf.remote, folder / rf.local)
-    for name, content in component.generated().items():
-        (folder / name).write_text(json.dumps(content, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    for spec in component.specs:
+        spec.write(folder)
     meta: dict[str, Any] = dict(component.meta)
     if component.name == "index":
         meta["count"] = _count_lines(folder / "passages.jsonl")

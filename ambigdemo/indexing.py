@@ -47,7 +47,7 @@ def build_index(
         if path.is_file():
             vectors = np.load(path)
         else:
-            vectors = embedder.encode([passage_text(p) for p in passages[start : start + CHUNK]])
+            vectors = embedder.encode_passages([passage_text(p) for p in passages[start : start + CHUNK]])
             tmp = work / f"{path.stem}.tmp.npy"
             np.save(tmp, vectors)
             os.replace(tmp, path)

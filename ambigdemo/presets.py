@@ -20,13 +20,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Literal
 
 from ambigdemo.artifacts import BUILD_COMMAND, EMBEDDER_FILE, EMBEDDER_ID, EMBEDDER_PACKAGE, EMBEDDER_SHA256
+from ambigdemo.runtimes.specs import EmbedderSpec, GeneratorSpec, ModelSpec
 
 COMPONENTS = ("embedder", "generator", "index")
-EMBEDDER_JSON = "embedder.json"
-GENERATOR_JSON = "generator.json"
 
 
 @dataclass(frozen=True)
@@ -41,48 +40,6 @@ class RemoteFile:
     local: str
     sha256: str | None = None
     size: int | None = None
-
-
-@dataclass(frozen=True)
-class EmbedderSpec:
-    """How to turn the embedder's ``last_hidden_state`` into a vector (``embedder.json``).
-
-    ``pooling`` is ``mean`` (sentence-transformers, e5) or ``cls`` (bge); queries and passages get
-    their model's instruction prefixes (e5: ``query: `` / ``passage: ``).
-    """
-
-    pooling: Literal["mean", "cls"] = "mean"
-    query_prefix: str = ""
-    passage_prefix: str = ""
-    max_length: int = 512
-    normalize: bool = True
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "pooling": self.pooling,
-            "query_prefix": self.query_prefix,
-            "passage_prefix": self.passage_prefix,
-            "max_length": self.max_length,
-            "normalize": self.normalize,
-        }
-
-
-@dataclass(frozen=True)
-class GeneratorSpec:
-    """Chat format and end-of-turn ids of a generator (``generator.json``, read by OnnxChatGenerator)."""
-
-    eos_token_ids: tuple[int, ...]
-    chat_format: Literal["chatml"] = "chatml"
-    max_context: int = 2048
-    system_prompt: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "eos_token_ids": list(self.eos_token_ids),
-            "chat_format": self.chat_format,
-            "max_context": self.max_context,
-            "system_prompt": self.system_prompt,
-        }
 
 
 @dataclass(frozen=True)
@@ -104,19 +61,15 @@ class Component:
         """Exactly the files to fetch (``snapshot_download(allow_patterns=...)``)."""
         return [f.remote for f in self.files]
 
-    def generated(self) -> dict[str, dict[str, Any]]:
+    @property
+    def specs(self) -> list[ModelSpec]:
         """Small JSON files written from this spec rather than downloaded."""
-        out = {}
-        if self.embedder is not None:
-            out[EMBEDDER_JSON] = self.embedder.to_json()
-        if self.generator is not None:
-            out[GENERATOR_JSON] = self.generator.to_json()
-        return out
+        return [s for s in (self.embedder, self.generator) if s is not None]
 
     @property
     def local_files(self) -> list[str]:
         """Every file the component folder holds once complete (what its manifest lists)."""
-        return [f.local for f in self.files] + list(self.generated())
+        return [f.local for f in self.files] + [s.FILE for s in self.specs]
 
     @property
     def source(self) -> str:

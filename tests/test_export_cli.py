@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ambigdemo.runtimes.index import verify_manifest
+from ambigdemo.runtimes.specs import EmbedderSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 SENTENCES = [
@@ -51,13 +52,21 @@ def cosines(folder: Path, preset) -> np.ndarray:
 
 
 def test_export_embed_reproduces_the_app_embedder(tmp_path, preset):
+    from ambigdemo.runtimes.onnx import OnnxEmbedder
+
     out = tmp_path / "embedder"
-    export(out, "--pooling", "mean")
+    export(out, "--pooling", "mean", "--query-prefix", "query: ", "--passage-prefix", "passage: ", "--max-length", "128")
     manifest = verify_manifest(out, "python -m ambigdemo export")
     assert set(manifest["files"]) == {"model.onnx", "tokenizer.json", "embedder.json"}
-    assert json.loads((out / "embedder.json").read_text())["pooling"] == "mean"
+    assert json.loads((out / "embedder.json").read_text()) == {
+        "pooling": "mean", "query_prefix": "query: ", "passage_prefix": "passage: ", "max_length": 128, "normalize": True
+    }
     sims = cosines(out, preset)
     assert sims.min() >= 0.999, sims
+    ours = OnnxEmbedder(out)  # the round trip: the runtime applies what export wrote
+    assert ours.spec == EmbedderSpec(pooling="mean", query_prefix="query: ", passage_prefix="passage: ", max_length=128)
+    np.testing.assert_allclose(ours.encode_query(SENTENCES), ours.encode([f"query: {s}" for s in SENTENCES]), atol=1e-6)
+    np.testing.assert_allclose(ours.encode_passages(SENTENCES), ours.encode([f"passage: {s}" for s in SENTENCES]), atol=1e-6)
 
 
 def test_export_embed_int8_reproduces_the_app_embedder(tmp_path, preset):
@@ -65,6 +74,7 @@ def test_export_embed_int8_reproduces_the_app_embedder(tmp_path, preset):
     export(out, "--int8")
     manifest = verify_manifest(out, "python -m ambigdemo export")
     assert manifest["int8"] is True
+    assert EmbedderSpec.load(out) == EmbedderSpec()  # embedder.json with the defaults
     assert (out / "model.onnx").stat().st_size < 0.4 * 90_868_376  # int8 weights, not fp32
     sims = cosines(out, preset)
     assert sims.min() >= 0.99, sims  # per-channel scales; per-tensor ones gave 0.95-0.98
@@ -99,7 +109,9 @@ def test_export_generate_int8_runs(tmp_path, preset):
     assert np.isfinite(generator.score(messages, "Hello!"))
 
 
-def test_export_rejects_a_missing_folder(tmp_path):
+def test_export_rejects_a_missing_folder_and_a_bad_spec(tmp_path):
     from ambigdemo.cli import main
 
     assert main(["export", str(tmp_path / "nope"), "--task", "embed", "--out", str(tmp_path / "o")]) == 2
+    assert main(["export", str(tmp_path), "--task", "embed", "--max-length", "0", "--out", str(tmp_path / "o")]) == 2
+    assert not (tmp_path / "o").exists()

@@ -14,7 +14,8 @@ from ambigdemo.artifacts import BUILD_COMMAND, PresetPaths, verify
 from ambigdemo.config import Config
 from ambigdemo.pipeline import Pipeline
 from ambigdemo.runtimes.index import MANIFEST, PASSAGES, VECTORS, ArtifactError, PassageIndex
-from ambigdemo.runtimes.onnx import Message
+from ambigdemo.runtimes.onnx import Message, OnnxEmbedder
+from ambigdemo.runtimes.specs import EmbedderSpec, GeneratorSpec
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +69,100 @@ def test_embedder_batches_do_not_change_vectors(embedder):
 def test_embedder_matches_index(embedder, index):
     assert index.vectors.d == embedder.dim
     assert index.embedder_id, "the index manifest names the embedder it was built with"
+
+
+# --- embedder.json --------------------------------------------------------------------------------
+
+QUESTIONS = ["When was the Eiffel Tower built?", "Who wrote Nineteen Eighty-Four?", "x"]
+
+
+def configured(preset, tmp_path: Path, spec: dict | str | None) -> Path:
+    """The embedded embedder's model and tokenizer (linked) with ``spec`` as its embedder.json."""
+    folder = tmp_path / "embedder"
+    folder.mkdir()
+    for name in ("model.onnx", "tokenizer.json"):
+        (folder / name).symlink_to(preset.embedder / name)
+    if spec is not None:
+        (folder / EmbedderSpec.FILE).write_text(spec if isinstance(spec, str) else json.dumps(spec))
+    return folder
+
+
+def test_without_embedder_json_the_embedder_mean_pools_without_prefixes(embedder):
+    assert embedder.spec == EmbedderSpec(pooling="mean", query_prefix="", passage_prefix="", max_length=256)
+    np.testing.assert_array_equal(embedder.encode_query(QUESTIONS), embedder.encode(QUESTIONS))
+    np.testing.assert_array_equal(embedder.encode_passages(QUESTIONS), embedder.encode(QUESTIONS))
+
+
+def test_cls_pooling_is_the_normalized_first_token_state(preset, tmp_path, embedder):
+    cls = OnnxEmbedder(configured(preset, tmp_path, {"pooling": "cls"}))
+    vectors = cls.encode(QUESTIONS)
+    for text, vector in zip(QUESTIONS, vectors):
+        ids = np.array([cls.tokenizer.encode(text).ids], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+        first = cls.session.run(None, feed)[0][0, 0]  # last_hidden_state of [CLS], by hand
+        np.testing.assert_allclose(vector, first / np.linalg.norm(first), atol=1e-5)
+    cosines = (vectors * embedder.encode(QUESTIONS)).sum(axis=1)
+    assert cosines.max() < 0.95, cosines  # not the mean-pooled vectors
+
+
+def test_prefixes_apply_to_queries_and_passages_only(preset, tmp_path, embedder):
+    spec = {"query_prefix": "query: ", "passage_prefix": "passage: ", "max_length": 128, "normalize": True}
+    e5 = OnnxEmbedder(configured(preset, tmp_path, spec))
+    assert e5.spec == EmbedderSpec(query_prefix="query: ", passage_prefix="passage: ", max_length=128)
+    queries = e5.encode_query(QUESTIONS)
+    np.testing.assert_allclose(queries, embedder.encode([f"query: {q}" for q in QUESTIONS]), atol=1e-5)
+    np.testing.assert_allclose(e5.encode_passages(QUESTIONS), embedder.encode([f"passage: {q}" for q in QUESTIONS]), atol=1e-5)
+    np.testing.assert_allclose(e5.encode(QUESTIONS), embedder.encode(QUESTIONS), atol=1e-5)
+    assert (queries * embedder.encode(QUESTIONS)).sum(axis=1).max() < 0.99  # the prefix moves the query vector
+
+
+def test_retrieval_encodes_queries_and_indexing_encodes_passages(embedder, index, tmp_path):
+    from ambigdemo.indexing import build_index
+    from ambigdemo.stages.retrieve import Retriever
+
+    class Spy:
+        def __init__(self, inner):
+            self.inner, self.dim, self.calls = inner, inner.dim, []
+
+        def __getattr__(self, name):
+            def call(texts, *args, **kwargs):
+                self.calls.append(name)
+                return getattr(self.inner, name)(texts, *args, **kwargs)
+
+            return call
+
+    spy = Spy(embedder)
+    Retriever(spy, index).batch_search(QUESTIONS, 2)
+    build_index(index.passages[:3], spy, tmp_path / "index", "spy", "test", progress=False)
+    assert spy.calls == ["encode_query", "encode_passages"]
+
+
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        ("{not json", "is malformed: Expecting property name"),
+        ('["cls"]', "expected a JSON object, got list"),
+        ('{"pooling": "max"}', "pooling must be one of ('mean', 'cls'), got 'max'"),
+        ('{"poolling": "cls"}', "unknown key 'poolling'"),
+        ('{"max_length": 0}', "max_length must be a positive integer, got 0"),
+        ('{"query_prefix": 1}', "query_prefix must be a string, got 1"),
+        ('{"normalize": "yes"}', "normalize must be true or false, got 'yes'"),
+    ],
+)
+def test_malformed_embedder_json_names_the_file(preset, tmp_path, content, problem):
+    folder = configured(preset, tmp_path, content)
+    with pytest.raises(ArtifactError) as exc:
+        OnnxEmbedder(folder)
+    assert str(folder / "embedder.json") in str(exc.value) and problem in str(exc.value)
+
+
+def test_malformed_generator_json_names_the_file(tmp_path):
+    (tmp_path / GeneratorSpec.FILE).write_text('{"chat_format": "chatml"}')
+    with pytest.raises(ArtifactError, match=r"generator.json is malformed: missing key 'eos_token_ids'"):
+        GeneratorSpec.load(tmp_path)
+    (tmp_path / GeneratorSpec.FILE).unlink()
+    with pytest.raises(ArtifactError, match=r"generator.json cannot be read"):
+        GeneratorSpec.load(tmp_path)
 
 
 # --- generator ------------------------------------------------------------------------------------

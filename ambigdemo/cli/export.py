@@ -11,6 +11,7 @@ import argparse
 import sys
 
 DEFAULT_OUT = {"embed": "embedder", "generate": "generator"}
+SPEC_OPTIONS = ("pooling", "query_prefix", "passage_prefix", "max_length")  # EmbedderSpec fields set by flags
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,9 +22,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="output folder (default: models/custom/embedder or models/custom/generator)")
     p.add_argument("--gguf-file", help="generate only: a GGUF file inside MODEL_DIR to convert")
     g = p.add_argument_group("embedder.json (embed only; how vectors are pooled and which prefixes to add)")
-    g.add_argument("--pooling", choices=["mean", "cls"], help="mean (sentence-transformers, e5) or cls (bge)")
-    g.add_argument("--query-prefix", help="e.g. 'query: ' for e5")
-    g.add_argument("--passage-prefix", help="e.g. 'passage: ' for e5")
+    g.add_argument("--pooling", choices=["mean", "cls"], help="mean (default; sentence-transformers, e5) or cls (bge)")
+    g.add_argument("--query-prefix", help="prepended to questions, e.g. 'query: ' for e5 (default: none)")
+    g.add_argument("--passage-prefix", help="prepended to passages, e.g. 'passage: ' for e5 (default: none)")
+    g.add_argument("--max-length", type=int, help="tokens kept per text (default: as without embedder.json)")
     p.set_defaults(func=run)
 
 
@@ -45,39 +47,19 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Config.from_env().models_dir / "custom" / DEFAULT_OUT[args.task]
     try:
         from ambigdemo.export import export_embedder, export_generator
+        from ambigdemo.runtimes.specs import EmbedderSpec
     except ImportError as exc:  # pragma: no cover - the packages are in requirements.txt
         print(f"error: export needs torch, transformers and optimum ({exc}); pip install -r requirements.txt", file=sys.stderr)
         return 2
+    try:
+        spec = EmbedderSpec(**{k: getattr(args, k) for k in SPEC_OPTIONS if getattr(args, k) is not None})
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     print(f"exporting {src} ({args.task}{', int8' if args.int8 else ''}) to {out}")
     if args.task == "embed":
-        export_embedder(src, out, int8=args.int8)
-        spec = _embedder_spec(args)
-        if spec:
-            _add_embedder_json(out, spec)
+        export_embedder(src, out, int8=args.int8, spec=spec)
     else:
         export_generator(src, out, int8=args.int8, gguf_file=args.gguf_file)
     print(f"done: {out}")
     return 0
-
-
-def _embedder_spec(args: argparse.Namespace) -> dict:
-    if args.pooling is None and args.query_prefix is None and args.passage_prefix is None:
-        return {}
-    from ambigdemo.presets import EmbedderSpec
-
-    return EmbedderSpec(
-        pooling=args.pooling or "mean", query_prefix=args.query_prefix or "", passage_prefix=args.passage_prefix or ""
-    ).to_json()
-
-
-def _add_embedder_json(out, spec: dict) -> None:
-    """Write embedder.json and re-seal the manifest so it lists (and checksums) the new file."""
-    import json
-
-    from ambigdemo.presets import EMBEDDER_JSON
-    from ambigdemo.runtimes.index import MANIFEST, write_manifest
-
-    manifest = json.loads((out / MANIFEST).read_text())
-    (out / EMBEDDER_JSON).write_text(json.dumps(spec, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    files = [*manifest.pop("files"), EMBEDDER_JSON]
-    write_manifest(out, list(dict.fromkeys(files)), **manifest)

@@ -6,7 +6,6 @@ transformers, so the answer path starts fast and stays small.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,6 +15,8 @@ from typing import Protocol
 import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
+
+from ambigdemo.runtimes.specs import EmbedderSpec, GeneratorSpec
 
 def make_session(path: Path, threads: int = 0) -> ort.InferenceSession:
     """A CPU session; ``threads`` 0 lets onnxruntime use every core."""
@@ -27,25 +28,37 @@ def make_session(path: Path, threads: int = 0) -> ort.InferenceSession:
     return ort.InferenceSession(os.fspath(path), options, providers=["CPUExecutionProvider"])
 
 class Embedder(Protocol):
-    """Turns texts into unit-length vectors."""
+    """Turns texts into vectors; queries and passages get their model's instruction prefixes."""
 
     dim: int
 
     def encode(self, texts: list[str], batch_size: int = 32) -> np.ndarray: ...
 
-class OnnxEmbedder:
-    """A BERT-style encoder with mean pooling and L2 normalisation (sentence-transformers' recipe)."""
+    def encode_query(self, texts: list[str], batch_size: int = 32) -> np.ndarray: ...
 
-    def __init__(self, folder: Path, threads: int = 0, max_length: int = 256):
+    def encode_passages(self, texts: list[str], batch_size: int = 32) -> np.ndarray: ...
+
+class OnnxEmbedder:
+    """A BERT-style encoder pooled as its ``embedder.json`` says (default: mean pooling, L2 norm, no prefixes)."""
+
+    def __init__(self, folder: Path, threads: int = 0):
         self.folder = Path(folder)
+        self.spec = EmbedderSpec.load(self.folder)
         self.session = make_session(self.folder / "model.onnx", threads)
         self.tokenizer = Tokenizer.from_file(os.fspath(self.folder / "tokenizer.json"))
-        self.tokenizer.enable_truncation(max_length)
+        self.tokenizer.enable_truncation(self.spec.max_length)
         self.tokenizer.enable_padding()
         self.input_names = {i.name for i in self.session.get_inputs()}
         self.dim = int(self.session.get_outputs()[0].shape[-1])
 
+    def encode_query(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+        return self.encode([self.spec.query_prefix + t for t in texts], batch_size)
+
+    def encode_passages(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+        return self.encode([self.spec.passage_prefix + t for t in texts], batch_size)
+
     def encode(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+        """Vectors of ``texts`` as given (no prefix), in input order."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         order = np.argsort([len(t) for t in texts])
         for start in range(0, len(texts), batch_size):
@@ -61,8 +74,12 @@ class OnnxEmbedder:
         if "token_type_ids" in self.input_names:
             feed["token_type_ids"] = np.zeros_like(ids)
         hidden = self.session.run(None, feed)[0]
-        summed = (hidden * mask[..., None]).sum(axis=1)
-        pooled = summed / np.clip(mask.sum(axis=1, keepdims=True), 1, None)
+        if self.spec.pooling == "cls":
+            pooled = hidden[:, 0]
+        else:
+            pooled = (hidden * mask[..., None]).sum(axis=1) / np.clip(mask.sum(axis=1, keepdims=True), 1, None)
+        if not self.spec.normalize:
+            return pooled
         return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
 
 @dataclass(frozen=True)
@@ -88,10 +105,10 @@ class OnnxChatGenerator:
         self.folder = Path(folder)
         self.session = make_session(self.folder / "model.onnx", threads)
         self.tokenizer = Tokenizer.from_file(os.fspath(self.folder / "tokenizer.json"))
-        spec = json.loads((self.folder / "generator.json").read_text())
-        self.eos_ids = set(spec["eos_token_ids"])
-        self.system_prompt = spec.get("system_prompt", "")
-        self.max_context = int(spec.get("max_context", 2048))
+        spec = GeneratorSpec.load(self.folder)
+        self.eos_ids = set(spec.eos_token_ids)
+        self.system_prompt = spec.system_prompt
+        self.max_context = spec.max_context
         self.past_names = [i.name for i in self.session.get_inputs() if i.name.startswith("past_key_values")]
         first = self.session.get_inputs()[[i.name for i in self.session.get_inputs()].index(self.past_names[0])]
         self.kv_heads, self.head_dim = int(first.shape[1]), int(first.shape[3])

@@ -1,4 +1,4 @@
-"""Dense retrieval: embed the question, search the passage index."""
+"""Dense retrieval: embed the question (with the embedder's query prefix), search the passage index."""
 
 from __future__ import annotations
 
@@ -20,4 +20,4 @@ class Retriever:
         return self.batch_search([question], k)[0]
 
     def batch_search(self, questions: list[str], k: int = 8) -> list[list[Passage]]:
-        return self.index.search(self.embedder.encode(questions), k)
+        return self.index.search(self.embedder.encode_query(questions), k)
