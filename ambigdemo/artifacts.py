@@ -10,7 +10,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from ambigdemo.corpus import WIKI_FILE, WIKI_PACKAGE, package_file, wikipedia_passages
+from ambigdemo.corpus import PassageSource, package_file
 from ambigdemo.runtimes.index import ArtifactError, sha256, verify_manifest, write_manifest
 
 BUILD_COMMAND = "python -m ambigdemo build"
@@ -88,6 +88,5 @@ def _build_index(paths: PresetPaths, progress: bool) -> None:
     from ambigdemo.runtimes.onnx import OnnxEmbedder
 
     verify_manifest(paths.embedder, BUILD_COMMAND)
-    embedder = OnnxEmbedder(paths.embedder)
-    source = f"{WIKI_PACKAGE}/{WIKI_FILE} ({package_file(WIKI_PACKAGE, WIKI_FILE).stat().st_size} bytes)"
-    build_index(wikipedia_passages(), embedder, paths.index, EMBEDDER_ID, source, progress)
+    source = PassageSource()
+    build_index(source.read(), OnnxEmbedder(paths.embedder), paths.index, EMBEDDER_ID, source.label, progress)

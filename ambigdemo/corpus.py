@@ -8,6 +8,7 @@ import json
 import re
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from ambigdemo.types import Passage
@@ -84,3 +85,23 @@ def read_passages(path: Path) -> Iterator[Passage]:
             if len(row) < 3:
                 raise ValueError(f"{path}: line {n}: expected 3 tab-separated fields, got {len(row)}")
             yield Passage(id=row[0], title=row[2], text=row[1])
+
+
+@dataclass(frozen=True)
+class PassageSource:
+    """Passages to index: a DPR TSV / JSONL ``file``, or by default the embedded preset's Wikipedia corpus."""
+
+    file: Path | None = None
+
+    @property
+    def path(self) -> Path:
+        return package_file(WIKI_PACKAGE, WIKI_FILE) if self.file is None else Path(self.file)
+
+    @property
+    def label(self) -> str:
+        """Name and size, recorded as the index manifest's ``source`` (a changed file gets a new label)."""
+        name = f"{WIKI_PACKAGE}/{WIKI_FILE}" if self.file is None else self.path.name
+        return f"{name} ({self.path.stat().st_size} bytes)"
+
+    def read(self) -> list[Passage]:
+        return wikipedia_passages() if self.file is None else list(read_passages(self.path))

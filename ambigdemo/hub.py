@@ -1,6 +1,7 @@
 """Fetch a hub preset (see :mod:`ambigdemo.presets`) into ``models/<preset>/`` and verify it.
 
-``download(preset, models_dir)`` does, per component (embedder, generator, index):
+``download(preset, models_dir)`` does, per downloaded component (embedder, generator, and the
+index unless the preset builds it):
 
 1. skip it when its folder already verifies against a manifest written for the same repo and pin;
 2. ask the hub for the pinned revision's file list with sizes, LFS sha256 and git blob ids;
@@ -10,6 +11,10 @@
    blob sha1 for small non-LFS files); a bad file is deleted and :class:`ChecksumError` raised;
 5. move the files to their names in our layout, write ``embedder.json``/``generator.json`` from
    the spec, and write ``manifest.json`` last, so ``artifacts.verify`` accepts the folder.
+
+Then, for a preset with ``index_passages``, it embeds those passages with the downloaded embedder
+into ``index/`` (:func:`ambigdemo.indexing.build_index`: progress bar, resumable, no network),
+unless the index already verifies for the same embedder and passages.
 
 Nothing is loaded from a folder whose manifest does not verify, so an interrupted download is never
 half-loaded: the app falls back to the embedded preset and names what is missing. When the hub
@@ -84,7 +89,7 @@ def check_preset(preset: Preset | str, models_dir: Path, deep: bool = True) -> P
         except ArtifactError as exc:
             raise IncompletePreset(f"preset '{preset.name}' is incomplete: {name}: {exc}") from exc
         if preset.components:
-            missing = [f for f in preset.component(name).local_files if f not in manifest.get("files", {})]
+            missing = [f for f in preset.local_files(name) if f not in manifest.get("files", {})]
             if missing:
                 raise IncompletePreset(
                     f"preset '{preset.name}' is incomplete: {name}: {folder / MANIFEST} does not list "
@@ -159,7 +164,35 @@ def download(
         if not progress and not bars_were_off:
             enable_progress_bars()
     _remove_empty(root / STAGING)
+    if preset.index_passages is not None:
+        build_preset_index(preset, PresetPaths(root), progress)
     return check_preset(preset, models_dir)
+
+
+def build_preset_index(preset: Preset, paths: PresetPaths, progress: bool = True) -> None:
+    """Embed ``preset.index_passages`` with the preset's embedder into ``paths.index``, unless already done.
+
+    A killed build resumes from its finished chunks; :class:`ArtifactError` when the passages cannot be read.
+    """
+    from ambigdemo.indexing import CHUNK, build_index, finished_chunks
+    from ambigdemo.runtimes.onnx import OnnxEmbedder
+
+    say = print if progress else _quiet
+    source, folder = preset.index_passages, paths.index
+    try:
+        label = source.label
+        if _index_up_to_date(folder, preset.embedder_id, label):
+            say(f"index: ok ({folder})")
+            return
+        passages = source.read()
+    except (OSError, ValueError) as exc:
+        raise ArtifactError(f"index of preset '{preset.name}': cannot read its passages ({exc})") from exc
+    (folder / MANIFEST).unlink(missing_ok=True)
+    done = finished_chunks(folder, passages, preset.embedder_id)
+    resuming = f", resuming: {done} of {-(-len(passages) // CHUNK)} chunks already embedded" if done else ""
+    say(f"index: embedding {len(passages)} passages from {label} with {preset.embedder_id} into {folder}{resuming}")
+    build_index(passages, OnnxEmbedder(paths.embedder), folder, preset.embedder_id, label, progress)
+    say(f"index: ok ({folder})")
 
 
 def offline_mode() -> bool:
@@ -184,6 +217,14 @@ def _up_to_date(folder: Path, component: Component) -> bool:
         and manifest.get("pinned") == component.revision
         and all(f in manifest.get("files", {}) for f in component.local_files)
     )
+
+
+def _index_up_to_date(folder: Path, embedder_id: str, source: str) -> bool:
+    try:
+        manifest = verify_manifest(folder, "", deep=True)
+    except ArtifactError:
+        return False
+    return manifest.get("embedder") == embedder_id and manifest.get("source") == source
 
 
 def _expectations(component: Component, info: Any) -> dict[str, Expected]:

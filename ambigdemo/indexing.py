@@ -60,6 +60,14 @@ def build_index(
     return out
 
 
+def finished_chunks(out: Path, passages: list[Passage], embedder_id: str) -> int:
+    """How many chunks a previous, killed build of the same input left in ``out/.work``."""
+    stamp = Path(out) / ".work" / "fingerprint"
+    if not stamp.is_file() or stamp.read_text() != _fingerprint(passages, embedder_id):
+        return 0
+    return sum(1 for p in stamp.parent.glob("*.npy") if ".tmp" not in p.name)
+
+
 def _fingerprint(passages: list[Passage], embedder_id: str) -> str:
     digest = hashlib.sha256(embedder_id.encode())
     for p in passages:

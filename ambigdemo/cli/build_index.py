@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ambigdemo.config import Config
-    from ambigdemo.corpus import read_passages
+    from ambigdemo.corpus import PassageSource
     from ambigdemo.runtimes.index import ArtifactError, verify_manifest
 
     source = Path(args.passages)
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: embedder {embedder_dir}: {exc}", file=sys.stderr)
         return 2
     try:
-        passages = list(read_passages(source))
+        passages = PassageSource(source).read()
     except (ValueError, UnicodeDecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {source}: passage id {duplicate!r} appears more than once; ids must be unique", file=sys.stderr)
         return 2
 
-    from ambigdemo.indexing import CHUNK, build_index
+    from ambigdemo.indexing import CHUNK, build_index, finished_chunks
     from ambigdemo.runtimes.onnx import OnnxEmbedder
 
     embedder_id = embedder_identity(embedder_dir, manifest)
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"resuming: {done} of {total} chunks already embedded in {out / '.work'}", file=sys.stderr)
     print(f"indexing {len(passages)} passages from {source} with {embedder_id} into {out}", file=sys.stderr)
     embedder = OnnxEmbedder(embedder_dir, threads=args.threads)
-    label = f"{source.name} ({source.stat().st_size} bytes)"
+    label = PassageSource(source).label
     build_index(passages, embedder, out, embedder_id, label, progress=not args.no_progress)
     print(f"index ready: {len(passages)} passages in {out}")
     print(f"use it with: python app.py --index {out}   or   python -m ambigdemo ask QUESTION --index {out}")
@@ -78,16 +78,6 @@ def embedder_identity(folder, manifest: dict) -> str:
         return f"{manifest['repo_id']}@{str(manifest['revision'])[:7]}"
     model = manifest.get("files", {}).get("model.onnx", {})
     return f"{folder.name}@sha256:{model.get('sha256', '')[:12]}"
-
-
-def finished_chunks(out, passages, embedder_id: str) -> int:
-    """How many chunks a previous, killed build of the same input left in ``out/.work``."""
-    from ambigdemo.indexing import _fingerprint
-
-    stamp = out / ".work" / "fingerprint"
-    if not stamp.is_file() or stamp.read_text() != _fingerprint(passages, embedder_id):
-        return 0
-    return sum(1 for p in (out / ".work").glob("*.npy") if ".tmp" not in p.name)
 
 
 def _first_duplicate(ids) -> str | None:

@@ -1,7 +1,10 @@
 """``python -m ambigdemo download PRESET [--endpoint URL]``: fetch a hub preset at its pinned revisions.
 
+A preset whose index is built locally (``standard``) has it embedded right after the download,
+with a progress bar; an interrupted build resumes when the command runs again, offline.
 Exit 0 when the preset is complete and verified, 3 with one line on stderr when the hub cannot be
-reached (the app keeps using the embedded default), 2 when a file fails its checksum.
+reached (the app keeps using the embedded default), 2 when a file fails its checksum or the index
+passages cannot be read.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ EXIT_UNREACHABLE = 3
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("download", help="download a model preset from the Hugging Face Hub (resumable, verified)")
+    p = sub.add_parser("download", help="download a model preset from the Hugging Face Hub and build its index (resumable, verified)")
     p.add_argument("preset", nargs="?", help="preset name, e.g. standard (see --list)")
     p.add_argument("--endpoint", help="hub URL (default: HF_ENDPOINT, else https://huggingface.co)")
     p.add_argument("--models-dir", help="default: models/ (or AMBIGDEMO_MODELS_DIR)")
