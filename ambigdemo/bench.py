@@ -48,7 +48,7 @@ def worker(n: int, use_generator: bool) -> dict:
         "cold_start_s": cold,
         "runs": [r.timings_ms for r in results],
         "paragraph_sources": [r.paragraph_source for r in results if r.answered],
-        "answered": sum(r.answered for r in results),
+        "answered": [r.answered for r in results],
         "peak_rss_mb": rss_mb,
         "torch_loaded": "torch" in sys.modules,
     }
@@ -134,14 +134,16 @@ def run(n: int = 50, cold_runs: int = 3, compare: bool = True) -> dict:
     workers = [run_worker(n, use_generator=True) for _ in range(cold_runs)]
     evidence_only = run_worker(n, use_generator=False)
     runs = [r for w in workers for r in w["runs"]]
+    answered = [r for w in workers for r, ok in zip(w["runs"], w["answered"]) if ok]
     report = {
         "questions": n,
         "stages": summarize_runs(runs),
+        "stages_answered": summarize_runs(answered),
         "stages_no_generator": summarize_runs(evidence_only["runs"]),
         "cold_start_s": statistics.median(w["cold_start_s"] for w in workers),
         "peak_rss_mb": max(w["peak_rss_mb"] for w in workers),
         "torch_on_answer_path": any(w["torch_loaded"] for w in workers),
-        "answered_share": workers[0]["answered"] / n,
+        "answered_share": sum(workers[0]["answered"]) / n,
         "generated_paragraph_share": _share(workers[0]["paragraph_sources"], "generated"),
     }
     if compare:

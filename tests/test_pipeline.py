@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import re
 
 import pytest
@@ -173,3 +175,17 @@ def test_every_example_in_the_app_gets_its_listed_answers(pipeline, example):
         assert result.message == NO_ANSWER and not found
     for answer in example["answers"]:
         assert any(normalize_answer(answer) in f for f in found), (answer, found)
+
+
+def test_the_answer_path_never_imports_torch(tmp_path):
+    """torch is for export only: loading the pipeline and answering must not import it (thinc would)."""
+    code = (
+        "import sys\n"
+        "from ambigdemo.config import Config\n"
+        "from ambigdemo.pipeline import Pipeline\n"
+        "Pipeline.load(Config.from_env()).ask('Who painted the Mona Lisa?')\n"
+        "print(sorted(m for m in ('torch', 'transformers', 'optimum') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"

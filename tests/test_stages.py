@@ -343,3 +343,11 @@ def test_summarizer_keeps_a_generated_paragraph_that_passes(netherlands):
 )
 def test_how_many_questions_know_what_they_count(question, noun):
     assert question_type(question).counted == noun
+
+
+def test_a_draft_sentence_is_finished_by_the_next_sentence_or_a_line_break():
+    from ambigdemo.stages.summarize import finished_sentences
+
+    assert finished_sentences("Amsterdam is the capital [1]. The Hag") == ["Amsterdam is the capital [1]."]
+    assert finished_sentences("The answer to this question is:\nAmst") == ["The answer to this question is:"]
+    assert finished_sentences("Amsterdam is the capital [1]") == []

