@@ -351,3 +351,19 @@ def test_a_draft_sentence_is_finished_by_the_next_sentence_or_a_line_break():
     assert finished_sentences("Amsterdam is the capital [1]. The Hag") == ["Amsterdam is the capital [1]."]
     assert finished_sentences("The answer to this question is:\nAmst") == ["The answer to this question is:"]
     assert finished_sentences("Amsterdam is the capital [1]") == []
+
+
+def test_sentence_similarity_feature_uses_query_and_passage_encodings(pipeline):
+    from dataclasses import replace
+
+    question = "Who painted the Mona Lisa?"
+    passages = pipeline.retriever.search(question, 4)
+    embedder = pipeline.retriever.embedder
+    finder = replace(pipeline.finder, embedder=embedder)
+    candidates = finder.candidates(question, passages)
+    assert candidates
+    query = embedder.encode_query([question])[0]
+    for c in candidates[:5]:
+        expected = float(embedder.encode_passages([c.sentence])[0] @ query)
+        assert abs(c.features["sentence"] - expected) < 1e-4
+    assert max(c.features["sentence"] for c in candidates) > 0.3

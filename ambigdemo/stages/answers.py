@@ -189,8 +189,8 @@ class AnswerFinder:
     def _similarity(self, question: str, sentences: list[str]) -> list[float]:
         if self.embedder is None or not sentences:
             return [0.0] * len(sentences)
-        vectors = self.embedder.encode([question] + sentences, batch_size=64)
-        return [float(x) for x in vectors[1:] @ vectors[0]]
+        query = self.embedder.encode_query([question])[0]
+        return [float(x) for x in self.embedder.encode_passages(sentences, batch_size=64) @ query]
 
     def find(self, question: str, passages: list[Passage]) -> list[Answer]:
         return self.select(cluster(self.candidates(question, passages)))
