@@ -367,3 +367,18 @@ def test_sentence_similarity_feature_uses_query_and_passage_encodings(pipeline):
         expected = float(embedder.encode_passages([c.sentence])[0] @ query)
         assert abs(c.features["sentence"] - expected) < 1e-4
     assert max(c.features["sentence"] for c in candidates) > 0.3
+
+
+def test_a_qualifier_is_never_of_the_type_the_question_asks_for(pipeline):
+    """'When did the Soviet Union collapse in 1964?' names another answer, not a reading."""
+    result = pipeline.with_options(use_generator=False).ask("When did the Soviet Union collapse?")
+    assert result.interpretations
+    for i in result.interpretations:
+        assert not re.search(r"\b(1\d{3}|20\d{2})\b", " ".join(i.edit.added)), i.question
+
+
+def test_an_inserted_modifier_takes_the_right_article(pipeline):
+    result = pipeline.with_options(use_generator=False).ask("How many players are on a football team?")
+    questions = [i.question for i in result.interpretations]
+    assert any(" an A" in q for q in questions), questions
+    assert not any(re.search(r"\ba [AEIOU]", q) for q in questions), questions

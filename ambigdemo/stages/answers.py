@@ -264,7 +264,7 @@ def _proximity(doc, ent, qwords: set[str]) -> float:
 
 
 _LEADING = re.compile(r"^(from|in|on|at|by|since|until|about|around|between|the)\s+", re.I)
-_YEARISH = re.compile(r"\b(1\d{3}|20\d{2}|\d{1,2}(st|nd|rd|th)? century|january|february|march|april|may|june|july|august|september|october|november|december)\b", re.I)
+YEARISH = re.compile(r"\b(1\d{3}|20\d{2}|\d{1,2}(st|nd|rd|th)? century|january|february|march|april|may|june|july|august|september|october|november|december)\b", re.I)
 
 
 def _clean_span(text: str) -> str:
@@ -278,5 +278,5 @@ def _clean_span(text: str) -> str:
 def _plausible(text: str, label: str, qtype: QuestionType) -> bool:
     """Type-specific sanity: a 'when' answer names a date, not a duration ('12 years')."""
     if qtype.wh == "when" and label == "DATE":
-        return bool(_YEARISH.search(text)) and not re.search(r"\b(years?|months?|days?|weeks?) (old|long|ago)\b|^\d+ (years|months|days)$", text, re.I)
+        return bool(YEARISH.search(text)) and not re.search(r"\b(years?|months?|days?|weeks?) (old|long|ago)\b|^\d+ (years|months|days)$", text, re.I)
     return True

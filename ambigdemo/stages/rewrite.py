@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 from ambigdemo.corpus import split_sentences
 from ambigdemo.runtimes.onnx import Generator, Message
-from ambigdemo.stages.answers import STOPWORDS, content_words
+from ambigdemo.stages.answers import STOPWORDS, YEARISH, content_words, question_type
 from ambigdemo.text import normalize_answer, word_diff, words
 from ambigdemo.types import Answer, Edit, Interpretation, Passage
 
 MODIFIER_POS = {"ADJ", "NOUN", "PROPN", "NUM"}
-QUALIFIER_LABELS = ("DATE", "EVENT", "GPE", "LOC", "NORP", "ORG", "WORK_OF_ART", "FAC", "PRODUCT", "LAW")
+QUALIFIER_LABELS = ("DATE", "EVENT", "GPE", "LOC", "ORG", "WORK_OF_ART", "FAC", "PRODUCT", "LAW")
 WH_WORDS = ("who", "whom", "whose", "what", "which", "when", "where", "why", "how")
 MAX_ADDED, MAX_REMOVED = 6, 3
 
@@ -169,25 +169,34 @@ def _modifier_rewrites(question: str, doc, answer: Answer, shared: set[str]) -> 
             j = tok.i - 1
             while j >= 0 and len(mods) < 2 and doc[j].pos_ in MODIFIER_POS:
                 w = doc[j].text
-                if not content_words(w) or content_words(w) & (qwords | answer_words) or doc[j].ent_type_ in ("DATE", "CARDINAL"):
+                if not content_words(w) or content_words(w) & (qwords | answer_words) or doc[j].ent_type_ in ("DATE", "CARDINAL", "ORDINAL"):
                     break
                 mods.insert(0, w)
                 j -= 1
             if mods and not content_words(" ".join(mods)) <= shared:
-                results.append(" ".join(qtokens[:i] + mods + qtokens[i:]))
+                before = qtokens[:i]
+                if before and before[-1].lower() in ("a", "an"):
+                    before = before[:-1] + [_article(before[-1], mods[0])]
+                results.append(" ".join(before + mods + qtokens[i:]))
     return [_detokenize(r) for r in results]
 
 
 def _qualifier_rewrites(question: str, doc, answer: Answer, shared: set[str]) -> list[str]:
-    """Append an entity from the evidence ("in 1945", "in Europe") that the other answers' evidence lacks."""
+    """Append an entity from the evidence ("in 1945", "in Europe") that the other answers' evidence lacks.
+
+    Never one of the type the question asks for ("When ... in 1964?"): that is another answer, not a qualifier.
+    """
     qwords = content_words(question)
     answer_key = normalize_answer(answer.text)
+    answer_like = {label for label, prior in question_type(question).labels.items() if prior >= 1.0}
     ranked = sorted(doc.ents, key=lambda e: QUALIFIER_LABELS.index(e.label_) if e.label_ in QUALIFIER_LABELS else 99)
     results = []
     for ent in ranked:
         words_ = content_words(ent.text)
         key = normalize_answer(ent.text)
-        if ent.label_ not in QUALIFIER_LABELS or not words_ or words_ <= qwords or key in answer_key or answer_key in key:
+        if ent.label_ not in QUALIFIER_LABELS or ent.label_ in answer_like or not words_ or words_ <= qwords:
+            continue
+        if key in answer_key or answer_key in key or (ent.label_ == "DATE" and not YEARISH.search(ent.text)):
             continue
         if words_ <= shared:
             continue
@@ -195,6 +204,12 @@ def _qualifier_rewrites(question: str, doc, answer: Answer, shared: set[str]) ->
         preposition = "in" if ent.label_ in ("DATE", "EVENT", "GPE", "LOC", "FAC") else "according to" if ent.label_ == "ORG" else "in"
         results.append(f"{question.rstrip(' ?')} {preposition} {phrase}?")
     return results
+
+
+def _article(article: str, following: str) -> str:
+    """'a' or 'an' for the word that now follows it, keeping the article's capitalisation."""
+    fixed = "an" if following[:1].lower() in "aeiou" else "a"
+    return fixed.capitalize() if article[:1].isupper() else fixed
 
 
 def _detokenize(text: str) -> str:
