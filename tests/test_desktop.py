@@ -2,6 +2,9 @@
 network namespace with only a loopback, asked a question, photographed, then closed the way a window
 manager closes it (WM_DELETE_WINDOW); afterwards nothing of it may be left running or listening.
 
+``AMBIGDEMO_DESKTOP_EXE=dist/ambigdemo/ambigdemo`` runs the same checks on the PyInstaller build
+(packaging/README.md) instead of ``python app.py --desktop``.
+
 The app runs as a child of ``sh`` inside ``unshare -n``; that ``sh`` then waits on our stdin, which keeps
 the namespace alive so the port can be checked in it after the app has gone.
 """
@@ -31,6 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SCREEN = (1280, 1000)
 QUESTION = "When was the Eiffel Tower built?"
 INSERTED_GREEN = (0xDA, 0xFB, 0xE1)  # render.CSS: background of the words a rewrite adds
+EXE = os.environ.get("AMBIGDEMO_DESKTOP_EXE")
+APP = [EXE] if EXE else [sys.executable, "app.py", "--desktop"]
 HOLDER = 'ip link set lo up && "$@" </dev/null; echo "EXIT $?"; exec cat'
 INSTALL = (
     "apt-get install xvfb iproute2 libxcb-cursor0 libxkbcommon-x11-0 (see .ci/run) and "
@@ -158,7 +163,7 @@ def test_desktop_window_answers_offline_and_closes_cleanly(display, preset, arti
     env = {k: v for k, v in os.environ.items() if k != "WAYLAND_DISPLAY"}
     env.update(DISPLAY=display, PYTHONPATH=str(ROOT), AMBIGDEMO_DATA_DIR=str(tmp_path / "data"), **{ASK_ENV: QUESTION})
     holder = subprocess.Popen(
-        ["unshare", "-n", "sh", "-c", HOLDER, "sh", sys.executable, "app.py", "--desktop"],
+        ["unshare", "-n", "sh", "-c", HOLDER, "sh", *APP],
         cwd=ROOT,
         env=env,
         stdin=subprocess.PIPE,
@@ -189,7 +194,7 @@ def test_desktop_window_answers_offline_and_closes_cleanly(display, preset, arti
             if INSERTED_GREEN in colours or time.monotonic() > deadline:
                 break
             time.sleep(0.5)
-        shot.save(artifacts_dir / "desktop-window.png")
+        shot.save(artifacts_dir / ("desktop-window-exe.png" if EXE else "desktop-window.png"))
         assert len(colours) > 50, "the screen is blank"
         assert INSERTED_GREEN in colours, "the window does not show the interpretation cards' highlighted edits"
 
