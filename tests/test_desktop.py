@@ -6,7 +6,8 @@ manager closes it (WM_DELETE_WINDOW); afterwards nothing of it may be left runni
 (packaging/README.md) instead of ``python app.py --desktop``.
 
 The app runs as a child of ``sh`` inside ``unshare -n``; that ``sh`` then waits on our stdin, which keeps
-the namespace alive so the port can be checked in it after the app has gone.
+the namespace alive so the port can be checked in it after the app has gone. ``sh`` prints ``NETNS``
+once it runs inside the new namespace: before that line ``unshare`` may not have switched yet.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import json
 import os
 import queue
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -36,7 +38,7 @@ QUESTION = "When was the Eiffel Tower built?"
 INSERTED_GREEN = (0xDA, 0xFB, 0xE1)  # render.CSS: background of the words a rewrite adds
 EXE = os.environ.get("AMBIGDEMO_DESKTOP_EXE")
 APP = [EXE] if EXE else [sys.executable, "app.py", "--desktop"]
-HOLDER = 'ip link set lo up && "$@" </dev/null; echo "EXIT $?"; exec cat'
+HOLDER = 'ip link set lo up && echo NETNS && "$@" </dev/null; echo "EXIT $?"; exec cat'
 INSTALL = (
     "apt-get install xvfb iproute2 libxcb-cursor0 libxkbcommon-x11-0 (see .ci/run) and "
     "pip install -r requirements-desktop.txt"
@@ -170,12 +172,14 @@ def test_desktop_window_answers_offline_and_closes_cleanly(display, preset, arti
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        start_new_session=True,
     )
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=pump, args=(holder.stdout, lines), daemon=True).start()
     log: list[str] = []
     tree: list[psutil.Process] = []
     try:
+        read_until(lines, log, "NETNS", timeout=30)
         netns = os.readlink(f"/proc/{holder.pid}/ns/net")
         assert netns != os.readlink("/proc/self/ns/net"), "the app must run without the host's network"
         report = json.loads(read_until(lines, log, REPORT_PREFIX, timeout=150))
@@ -219,4 +223,6 @@ def test_desktop_window_answers_offline_and_closes_cleanly(display, preset, arti
             with contextlib.suppress(psutil.NoSuchProcess):
                 p.kill()
         holder.stdin.close()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(holder.pid, signal.SIGKILL)
         holder.wait(30)
