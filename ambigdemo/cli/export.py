@@ -1,4 +1,4 @@
-"""``python -m ambigdemo export MODEL_DIR --task {embed,generate} [--int8] [--out DIR]``.
+"""``python -m ambigdemo export MODEL_DIR --task {embed,generate} [--int8 | --int4] [--out DIR]``.
 
 Turns a local Hugging Face model folder into the ONNX folder layout the app loads (needs torch and
 optimum, which the answer path never imports). An embedder goes to ``models/custom/embedder`` and
@@ -18,7 +18,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("export", help="export a local HF model folder to the app's ONNX layout")
     p.add_argument("model_dir", help="a transformers/sentence-transformers folder (config.json, weights, tokenizer)")
     p.add_argument("--task", required=True, choices=sorted(DEFAULT_OUT), help="embed: sentence embedder; generate: chat LM")
-    p.add_argument("--int8", action="store_true", help="dynamic int8 weight quantization (smaller, faster on CPU)")
+    quant = p.add_mutually_exclusive_group()
+    quant.add_argument("--int8", dest="quant", action="store_const", const="int8", help="dynamic int8 weights, per channel (embedders)")
+    quant.add_argument(
+        "--int4", dest="quant", action="store_const", const="int4",
+        help="4-bit block-wise weights, MatMulNBits (generators: the fastest decoding on CPU)",
+    )
     p.add_argument("--out", help="output folder (default: models/custom/embedder or models/custom/generator)")
     p.add_argument("--gguf-file", help="generate only: a GGUF file inside MODEL_DIR to convert")
     g = p.add_argument_group("embedder.json (embed only; how vectors are pooled and which prefixes to add)")
@@ -56,10 +61,10 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"exporting {src} ({args.task}{', int8' if args.int8 else ''}) to {out}")
+    print(f"exporting {src} ({args.task}, {args.quant or 'fp32'}) to {out}")
     if args.task == "embed":
-        export_embedder(src, out, int8=args.int8, spec=spec)
+        export_embedder(src, out, quant=args.quant, spec=spec)
     else:
-        export_generator(src, out, int8=args.int8, gguf_file=args.gguf_file)
+        export_generator(src, out, quant=args.quant, gguf_file=args.gguf_file)
     print(f"done: {out}")
     return 0
