@@ -34,7 +34,7 @@ from ambigdemo.ui.desktop import ASK_ENV, REPORT_PREFIX
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREEN = (1280, 1000)
-QUESTION = "When was the Eiffel Tower built?"
+QUESTION = "How many players are on a football team?"
 INSERTED_GREEN = (0xDA, 0xFB, 0xE1)  # render.CSS: background of the words a rewrite adds
 EXE = os.environ.get("AMBIGDEMO_DESKTOP_EXE")
 APP = [EXE] if EXE else [sys.executable, "app.py", "--desktop"]
@@ -133,6 +133,20 @@ def read_until(lines: queue.Queue, log: list[str], prefix: str, timeout: float) 
             return line[len(prefix) :].strip()
 
 
+def close_until_exit(display_name: str, lines: queue.Queue, log: list[str], tries: int = 5) -> str:
+    """Close the window and return the app's exit status. Under bare Xvfb (no window manager) Qt at
+    times drops a first WM_DELETE_WINDOW; like a user clicking close again, it is sent again after 5 s."""
+    for attempt in range(1, tries + 1):
+        close_window(display_name, TITLE)
+        try:
+            status = read_until(lines, log, "EXIT", timeout=5 if attempt < tries else 30)
+        except AssertionError:
+            continue
+        log.append(f"[test] the app exited after {attempt} close request(s)\n")
+        return status
+    raise AssertionError("the app did not exit after the window was closed")
+
+
 def _alive(p: psutil.Process) -> bool:
     try:
         return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
@@ -184,7 +198,7 @@ def test_desktop_window_answers_offline_and_closes_cleanly(display, preset, arti
         assert netns != os.readlink("/proc/self/ns/net"), "the app must run without the host's network"
         report = json.loads(read_until(lines, log, REPORT_PREFIX, timeout=150))
         assert "error" not in report, report
-        assert "1889" in report["cards"], report["cards"]
+        assert "thirteen" in report["cards"], report["cards"]
         origin = urlsplit(report["resources"][-1]).netloc
         assert origin.startswith("127.0.0.1:"), report["resources"][-1]
         assert [u for u in report["resources"] if urlsplit(u).netloc != origin] == [], "every asset is local"
@@ -202,8 +216,7 @@ def test_desktop_window_answers_offline_and_closes_cleanly(display, preset, arti
         assert len(colours) > 50, "the screen is blank"
         assert INSERTED_GREEN in colours, "the window does not show the interpretation cards' highlighted edits"
 
-        close_window(display, TITLE)
-        assert read_until(lines, log, "EXIT", timeout=30) == "0", "".join(log[-40:])
+        assert close_until_exit(display, lines, log) == "0", "".join(log[-40:])
         still = wait_gone(tree, grace=5.0)
         assert still == [], f"left running after the window closed: {still}"
         assert processes_in_netns(netns) == [holder.pid], "only the namespace holder may be left"

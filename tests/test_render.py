@@ -39,8 +39,8 @@ def fast(pipeline):
 
 
 @pytest.fixture(scope="module")
-def netherlands(fast):
-    return fast.ask("When was the Eiffel Tower built?")
+def ambiguous(fast):
+    return fast.ask("How many players are on a football team?")
 
 
 def all_html(result) -> str:
@@ -54,21 +54,21 @@ def all_html(result) -> str:
     )
 
 
-def test_cards_one_per_interpretation_with_working_citations(netherlands):
-    html = render.interpretations_html(netherlands)
+def test_cards_one_per_interpretation_with_working_citations(ambiguous):
+    html = render.interpretations_html(ambiguous)
     tags = Tags(html).tags
     cards = [a for t, a in tags if a.get("data-testid") == "interpretation"]
-    assert len(cards) == len(netherlands.interpretations) >= 2
-    assert f"{len(netherlands.interpretations)} interpretations" in html
+    assert len(cards) == len(ambiguous.interpretations) >= 2
+    assert f"{len(ambiguous.interpretations)} interpretations" in html
     links = [a["href"] for t, a in tags if t == "a"]
     assert links and all(re.fullmatch(r"#passage-[1-8]", h) for h in links)
-    passage_ids = {a.get("id") for t, a in Tags(render.passages_html(netherlands.passages)).tags if t == "li"}
+    passage_ids = {a.get("id") for t, a in Tags(render.passages_html(ambiguous.passages)).tags if t == "li"}
     assert {h[1:] for h in links} <= passage_ids, "every card citation points at a listed passage"
 
 
-def test_edits_are_marked(netherlands):
-    html = render.interpretations_html(netherlands)
-    for i in netherlands.interpretations:
+def test_edits_are_marked(ambiguous):
+    html = render.interpretations_html(ambiguous)
+    for i in ambiguous.interpretations:
         for word in i.edit.added:
             assert f"<ins>{render.escape(word)}</ins>" in html
 
@@ -110,11 +110,11 @@ def test_hostile_questions_are_rendered_escaped(fast, question):
         assert "&lt;" in html
 
 
-def test_hostile_text_from_every_field_is_escaped(netherlands):
+def test_hostile_text_from_every_field_is_escaped(ambiguous):
     evil = "<script>alert(1)</script>**bold** [1]"
-    interps = [dataclasses.replace(i, question=i.question + evil, answer=evil) for i in netherlands.interpretations]
-    passages = [dataclasses.replace(p, title=evil, text=evil) for p in netherlands.passages]
-    result = dataclasses.replace(netherlands, question=evil, interpretations=interps, passages=passages, paragraph=evil)
+    interps = [dataclasses.replace(i, question=i.question + evil, answer=evil) for i in ambiguous.interpretations]
+    passages = [dataclasses.replace(p, title=evil, text=evil) for p in ambiguous.passages]
+    result = dataclasses.replace(ambiguous, question=evil, interpretations=interps, passages=passages, paragraph=evil)
     result.timings_ms = {evil: 1.0}
     html = all_html(result)
     assert "<script" not in html.lower()

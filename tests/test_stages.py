@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from ambigdemo.stages.answers import AnswerFinder, cluster, question_type
+from ambigdemo.stages.answers import AnswerFinder, cluster, content_words, question_type
 from ambigdemo.stages.retrieve import Retriever
 from ambigdemo.stages.rewrite import Rewriter, check_rewrite, edit_of, wh_word
 from ambigdemo.stages.summarize import Draft, Summarizer, check_paragraph, check_sentence, evidence_paragraph
@@ -204,7 +204,7 @@ def test_single_answer_keeps_the_prompt(rewriter):
 
 
 def test_rewrites_of_real_answers_are_distinct_grounded_edits(pipeline, finder, rewriter):
-    question = "When was the Eiffel Tower built?"
+    question = "How many players are on a football team?"
     answers = finder.find(question, pipeline.retriever.search(question, 8))
     assert len(answers) >= 2, "several readings"
     interps = rewriter.rewrite(question, answers)
@@ -235,9 +235,9 @@ def test_rewrites_never_give_the_answer_away(rewriter):
 
 
 @pytest.fixture(scope="module")
-def netherlands(pipeline):
+def ambiguous(pipeline):
     """Real interpretations and passages for an ambiguous question (no generator involved)."""
-    question = "When was the Eiffel Tower built?"
+    question = "How many players are on a football team?"
     passages = pipeline.retriever.search(question, 8)
     interps = pipeline.rewriter.rewrite(question, pipeline.finder.find(question, passages))
     assert len(interps) >= 2
@@ -248,8 +248,8 @@ def _cited_ids(sentence: str, passages: list[Passage]) -> set[str]:
     return {passages[int(n) - 1].id for n in re.findall(r"\[(\d+)\]", sentence) if 1 <= int(n) <= len(passages)}
 
 
-def test_evidence_paragraph_cites_every_interpretation(netherlands):
-    question, interps, passages = netherlands
+def test_evidence_paragraph_cites_every_interpretation(ambiguous):
+    question, interps, passages = ambiguous
     text = evidence_paragraph(question, interps, passages)
     assert check_paragraph(text, interps, passages) is None
     for i in interps:
@@ -267,28 +267,33 @@ def test_evidence_paragraph_single_answer(by_id):
     assert evidence_paragraph(OBAMA_Q, [], passages) == ""
 
 
-def test_check_paragraph_rejects(netherlands):
-    question, interps, passages = netherlands
+def test_check_paragraph_rejects(ambiguous):
+    question, interps, passages = ambiguous
     good = evidence_paragraph(question, interps, passages)
     first = interps[0]
     assert check_paragraph("", interps, passages) == "empty"
     dropped = " ".join(s for s in re.split(r"(?<=\.)\s+", good) if not _in_text(first.answer, s))
     assert check_paragraph(dropped, interps, passages).startswith("does not name")
-    assert check_paragraph(good + f" See also [{len(passages) + 1}].", interps, passages) == "cites a passage that does not exist"
+    assert check_paragraph(good + f" This is also in [{len(passages) + 1}].", interps, passages) == "cites a passage that does not exist"
+    assert check_paragraph(f"{first.answer} [{first_cited(first, passages)}].", [first], passages) == "not a sentence"
     assert check_paragraph(good + " This sentence cites nothing.", interps, passages) == "a sentence cites nothing"
     lacking = next(n for n, p in enumerate(passages, 1) if not _in_text(first.answer, p.text))
     unsupported = good + f" In short, {first.answer} [{lacking}]."
     assert check_paragraph(unsupported, interps, passages).startswith("states ")
 
 
-def test_summarizer_without_generator_yields_the_evidence_paragraph(netherlands):
-    question, interps, passages = netherlands
+def first_cited(interp: Interpretation, passages: list[Passage]) -> int:
+    return next(n for n, p in enumerate(passages, 1) if p.id in interp.passages)
+
+
+def test_summarizer_without_generator_yields_the_evidence_paragraph(ambiguous):
+    question, interps, passages = ambiguous
     out = list(Summarizer(None).stream(question, interps, passages))
     assert out == [Draft(evidence_paragraph(question, interps, passages), True, "evidence")]
 
 
-def test_summarizer_with_generator_streams_drafts_then_a_checked_paragraph(pipeline, netherlands):
-    question, interps, passages = netherlands
+def test_summarizer_with_generator_streams_drafts_then_a_checked_paragraph(pipeline, ambiguous):
+    question, interps, passages = ambiguous
     summarizer = Summarizer(pipeline.summarizer.generator, max_new_tokens=48)
     out = list(summarizer.stream(question, interps, passages))
     drafts, last = out[:-1], out[-1]
@@ -315,8 +320,8 @@ class ScriptedGenerator:
             yield " ".join(self.words[:n])
 
 
-def test_summarizer_stops_at_the_first_finished_sentence_that_fails(netherlands):
-    question, interps, passages = netherlands
+def test_summarizer_stops_at_the_first_finished_sentence_that_fails(ambiguous):
+    question, interps, passages = ambiguous
     bad_then_more = "This first sentence cites nothing. " + evidence_paragraph(question, interps, passages)
     generator = ScriptedGenerator(bad_then_more)
     out = list(Summarizer(generator).stream(question, interps, passages))
@@ -325,8 +330,8 @@ def test_summarizer_stops_at_the_first_finished_sentence_that_fails(netherlands)
     assert check_sentence("This first sentence cites nothing.", interps, passages) == "a sentence cites nothing"
 
 
-def test_summarizer_keeps_a_generated_paragraph_that_passes(netherlands):
-    question, interps, passages = netherlands
+def test_summarizer_keeps_a_generated_paragraph_that_passes(ambiguous):
+    question, interps, passages = ambiguous
     good = evidence_paragraph(question, interps, passages)
     out = list(Summarizer(ScriptedGenerator(good)).stream(question, interps, passages))
     assert out[-1] == Draft(good, True, "generated")
@@ -382,3 +387,19 @@ def test_an_inserted_modifier_takes_the_right_article(pipeline):
     questions = [i.question for i in result.interpretations]
     assert any(" an A" in q for q in questions), questions
     assert not any(re.search(r"\ba [AEIOU]", q) for q in questions), questions
+
+
+def test_a_modifier_never_splits_a_name_of_the_question(pipeline):
+    """The evidence's "the engineer Gustave Eiffel" must not turn into "the engineer Gustave Eiffel Tower"."""
+    result = pipeline.with_options(use_generator=False).ask("When was the Eiffel Tower built?")
+    assert result.interpretations
+    for i in result.interpretations:
+        assert "Eiffel Tower" in i.question, i.question
+
+
+def test_a_rewrite_never_adds_a_word_of_its_answer(pipeline):
+    """"What is the capital of South Africa in the context of Cape Town?" names its answer, Cape Town."""
+    result = pipeline.with_options(use_generator=False).ask("What is the capital of South Africa?")
+    assert len(result.interpretations) >= 2
+    for i in result.interpretations:
+        assert not content_words(" ".join(i.edit.added)) & content_words(i.answer), i

@@ -135,11 +135,15 @@ class Cluster:
         return {normalize_answer(m.text) for m in self.mentions}
 
     def to_answer(self) -> Answer:
-        """The fullest surface form ('Neil Armstrong' over 'Neil'), grounded in its own sentence."""
-        shown = max(self.mentions, key=lambda m: (len(m.text.split()), m.score))
+        """The fullest surface form ('Neil Armstrong' over 'Neil'), grounded in its best-scoring mention's sentence.
+
+        The best mention, not the fullest one, is the evidence: "Cape Town is the legislative capital"
+        says why Cape Town answers, "part of the City of Cape Town municipality" does not.
+        """
+        shown, best = max(self.mentions, key=lambda m: (len(m.text.split()), m.score)), self.best
         aliases = sorted({m.text for m in self.mentions} - {shown.text})
-        passages = list(dict.fromkeys([shown.passage.id] + [m.passage.id for m in self.mentions]))
-        return Answer(text=shown.text, score=round(self.score, 4), passages=passages, aliases=aliases, context=shown.sentence)
+        passages = list(dict.fromkeys([best.passage.id] + [m.passage.id for m in self.mentions]))
+        return Answer(text=shown.text, score=round(self.score, 4), passages=passages, aliases=aliases, context=best.sentence)
 
 
 @dataclass

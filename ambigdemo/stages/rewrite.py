@@ -45,7 +45,7 @@ def check_rewrite(prompt: str, rewrite: str, answer: Answer, evidence: str) -> s
         return "question word changed"
     if len(edit.added) > MAX_ADDED or len(edit.removed) > MAX_REMOVED:
         return "edit not minimal"
-    if normalize_answer(answer.text) in normalize_answer(rewrite) and normalize_answer(answer.text) not in normalize_answer(prompt):
+    if added_content & (content_words(answer.text) - content_words(prompt)):
         return "gives the answer away"
     if not added_content <= content_words(evidence):
         return "adds words the evidence does not support"
@@ -160,11 +160,14 @@ def _modifier_rewrites(question: str, doc, answer: Answer, shared: set[str]) -> 
     answer_words = content_words(answer.text)
     results = []
     for i, qtok in enumerate(qtokens):
-        if qtok.lower() in STOPWORDS or not content_words(qtok):
+        if qtok.lower() in STOPWORDS or not content_words(qtok) or _inside_name(qtokens, i):
             continue
+        after = qtokens[i + 1] if i + 1 < len(qtokens) else ""
         for tok in doc:
             if tok.lower_ != qtok.lower():
                 continue
+            if after[:1].isupper() and (tok.i + 1 >= len(doc) or doc[tok.i + 1].lower_ != after.lower()):
+                continue  # "Eiffel" of "Gustave Eiffel" is not the "Eiffel" of "Eiffel Tower"
             mods = []
             j = tok.i - 1
             while j >= 0 and len(mods) < 2 and doc[j].pos_ in MODIFIER_POS:
@@ -179,6 +182,11 @@ def _modifier_rewrites(question: str, doc, answer: Answer, shared: set[str]) -> 
                     before = before[:-1] + [_article(before[-1], mods[0])]
                 results.append(" ".join(before + mods + qtokens[i:]))
     return [_detokenize(r) for r in results]
+
+
+def _inside_name(tokens: list[str], i: int) -> bool:
+    """Whether token ``i`` continues a capitalised name ("Tower" of "Eiffel Tower"): nothing goes before it."""
+    return i > 1 and tokens[i][:1].isupper() and tokens[i - 1][:1].isupper()
 
 
 def _qualifier_rewrites(question: str, doc, answer: Answer, shared: set[str]) -> list[str]:

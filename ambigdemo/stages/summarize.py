@@ -19,6 +19,7 @@ from ambigdemo.text import normalize_answer
 from ambigdemo.types import Interpretation, Passage
 
 CITATION = re.compile(r"\[(\d+)\]")
+MIN_WORDS = 4  # a bare "Pelé [2]." answers nothing as a paragraph
 SYSTEM = "You are a helpful assistant. You write short, factual paragraphs that use only the facts given."
 
 
@@ -61,10 +62,13 @@ def check_paragraph(text: str, interpretations: list[Interpretation], passages: 
 
 
 def check_sentence(sentence: str, interpretations: list[Interpretation], passages: list[Passage]) -> str | None:
-    """Why one sentence may not be shown: it cites nothing, cites a missing passage, or states an uncited answer."""
+    """Why one sentence may not be shown: it cites nothing, is a bare phrase, cites a missing passage, or states
+    an uncited answer."""
     refs = [int(n) for n in CITATION.findall(sentence)]
     if not refs:
         return "a sentence cites nothing"
+    if len(CITATION.sub(" ", sentence).split()) < MIN_WORDS:
+        return "not a sentence"
     if any(n < 1 or n > len(passages) for n in refs):
         return "cites a passage that does not exist"
     support = normalize_answer(" ".join(passages[n - 1].text for n in refs))
