@@ -27,6 +27,7 @@ class Config:
     models_dir: Path = ROOT / "models"
     data_dir: Path = field(default_factory=_default_data_dir)
     index_dir: Path | None = None
+    rewriter_dir: Path | None = None
     top_k: int = 8
     max_answers: int = 5
     use_generator: bool = True
@@ -44,6 +45,7 @@ class Config:
             preset=env.get("AMBIGDEMO_PRESET", cls.preset),
             models_dir=Path(env.get("AMBIGDEMO_MODELS_DIR", str(ROOT / "models"))),
             index_dir=Path(env["AMBIGDEMO_INDEX_DIR"]) if env.get("AMBIGDEMO_INDEX_DIR") else None,
+            rewriter_dir=Path(env["AMBIGDEMO_REWRITER"]) if env.get("AMBIGDEMO_REWRITER") else None,
             top_k=int(env.get("AMBIGDEMO_TOP_K", cls.top_k)),
             use_generator=env.get("AMBIGDEMO_GENERATOR", "1") != "0",
             threads=int(env.get("AMBIGDEMO_THREADS", cls.threads)),

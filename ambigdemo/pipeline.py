@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from ambigdemo.artifacts import BUILD_COMMAND, PresetPaths, verify
 from ambigdemo.config import MAX_QUESTION_CHARS, Config
-from ambigdemo.runtimes.index import ArtifactError, PassageIndex
+from ambigdemo.runtimes.index import ArtifactError, PassageIndex, verify_manifest
 from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.runtimes.onnx import OnnxChatGenerator, OnnxEmbedder
 from ambigdemo.stages.answers import AnswerFinder
@@ -74,13 +74,17 @@ class Pipeline:
         index = PassageIndex.load(config.index_dir or paths.index, rebuild=BUILD_COMMAND)
         timer.lap("index")
         generator = OnnxChatGenerator(paths.generator, config.threads) if config.use_generator else None
+        rewriter = None
+        if config.rewriter_dir:
+            verify_manifest(config.rewriter_dir, "python -m ambigdemo train-rewriter --out RUN --export DIR")
+            rewriter = OnnxChatGenerator(config.rewriter_dir, config.threads)
         nlp = load_spacy()
         timer.lap("models")
         return cls(
             config=config,
             retriever=Retriever(embedder, index),
             finder=AnswerFinder(nlp, embedder if config.sentence_similarity else None, max_answers=config.max_answers),
-            rewriter=Rewriter(nlp),
+            rewriter=Rewriter(nlp, rewriter),
             summarizer=Summarizer(generator, config.max_new_tokens),
             notice=notice,
             load_ms=timer.laps,

@@ -12,6 +12,7 @@ import sys
 
 COMMAND_MODULES = (
     "ask", "serve", "build", "bench", "score", "evaluate", "tune", "judgments", "download", "export", "build_index",
+    "train_rewriter",
 )
 
 

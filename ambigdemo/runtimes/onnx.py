@@ -87,6 +87,15 @@ class Message:
     role: str
     content: str
 
+def render_chatml(messages: list[Message], system_prompt: str = "") -> str:
+    """ChatML, the format SmolLM2-Instruct was tuned on, ending with the assistant's turn."""
+    turns = list(messages)
+    if system_prompt and (not turns or turns[0].role != "system"):
+        turns.insert(0, Message("system", system_prompt))
+    body = "".join(f"<|im_start|>{m.role}\n{m.content}<|im_end|>\n" for m in turns)
+    return body + "<|im_start|>assistant\n"
+
+
 class Generator(Protocol):
     """Streams text for a chat conversation."""
 
@@ -114,12 +123,7 @@ class OnnxChatGenerator:
         self.kv_heads, self.head_dim = int(first.shape[1]), int(first.shape[3])
 
     def render(self, messages: list[Message]) -> str:
-        """ChatML, the format SmolLM2-Instruct was tuned on, ending with the assistant's turn."""
-        turns = list(messages)
-        if self.system_prompt and (not turns or turns[0].role != "system"):
-            turns.insert(0, Message("system", self.system_prompt))
-        body = "".join(f"<|im_start|>{m.role}\n{m.content}<|im_end|>\n" for m in turns)
-        return body + "<|im_start|>assistant\n"
+        return render_chatml(messages, self.system_prompt)
 
     def _empty_cache(self) -> dict[str, np.ndarray]:
         shape = (1, self.kv_heads, 0, self.head_dim)

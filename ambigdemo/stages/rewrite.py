@@ -21,6 +21,10 @@ MODIFIER_POS = {"ADJ", "NOUN", "PROPN", "NUM"}
 QUALIFIER_LABELS = ("DATE", "EVENT", "GPE", "LOC", "ORG", "WORK_OF_ART", "FAC", "PRODUCT", "LAW")
 WH_WORDS = ("who", "whom", "whose", "what", "which", "when", "where", "why", "how")
 MAX_ADDED, MAX_REMOVED = 6, 3
+REWRITE_SYSTEM = (
+    "You rewrite ambiguous questions. Change as few words as possible so that the question has only the "
+    "given answer, and never include that answer. Reply with the question only."
+)
 
 
 def edit_of(prompt: str, rewrite: str) -> Edit:
@@ -32,8 +36,17 @@ def wh_word(question: str) -> str:
     return next((w for w in (t.lower() for t in words(question)) if w in WH_WORDS), "")
 
 
-def check_rewrite(prompt: str, rewrite: str, answer: Answer, evidence: str) -> str | None:
-    """Why a proposed rewrite may not be shown, or None when it passes every check."""
+def rewrite_messages(question: str, answer: str, others: list[str]) -> list[Message]:
+    """The rewriter's chat prompt: the same in training (``train-rewriter``) and in :class:`Rewriter`."""
+    other = "; ".join(others) if others else "none"
+    return [Message("system", REWRITE_SYSTEM), Message("user", f"Question: {question}\nAnswer: {answer}\nOther answers: {other}")]
+
+
+def check_rewrite(prompt: str, rewrite: str, answer: Answer, evidence: str | None) -> str | None:
+    """Why a proposed rewrite may not be shown, or None when it passes every check.
+
+    ``evidence`` None skips the grounding check (gold answers given, as in AmbigQA's QD setting).
+    """
     rewrite = rewrite.strip()
     edit = edit_of(prompt, rewrite)
     added_content = content_words(" ".join(edit.added))
@@ -47,7 +60,7 @@ def check_rewrite(prompt: str, rewrite: str, answer: Answer, evidence: str) -> s
         return "edit not minimal"
     if added_content & (content_words(answer.text) - content_words(prompt)):
         return "gives the answer away"
-    if not added_content <= content_words(evidence):
+    if evidence is not None and not added_content <= content_words(evidence):
         return "adds words the evidence does not support"
     if re.search(r"\b(\w+) \1\b", rewrite.lower()):
         return "repeated word"
@@ -80,12 +93,12 @@ class Rewriter:
         best checked edit, else the prompt question itself.
         """
         grounded = [ground(text, question, passages) for text in answers]
-        chosen = self._disambiguate(question, grounded)
+        chosen = self._disambiguate(question, grounded, gold=True)
         return [c or _as_asked(question, a) for a, c in zip(grounded, chosen)]
 
-    def _disambiguate(self, question: str, answers: list[Answer]) -> list[Interpretation | None]:
+    def _disambiguate(self, question: str, answers: list[Answer], gold: bool = False) -> list[Interpretation | None]:
         """Per answer, its first checked rewrite not already taken by an earlier answer, or None."""
-        proposals = [self._options(question, a, [o for o in answers if o is not a]) for a in answers]
+        proposals = [self._options(question, a, [o for o in answers if o is not a], gold) for a in answers]
         chosen: list[Interpretation | None] = []
         seen = {normalize_answer(question)}
         for answer, options in zip(answers, proposals):
@@ -97,13 +110,18 @@ class Rewriter:
             chosen.append(Interpretation(text, answer.text, answer.passages, answer.score, edit_of(question, text), source))
         return chosen
 
-    def _options(self, question: str, answer: Answer, others: list[Answer]) -> list[tuple[str, str]]:
-        """Candidate rewrites, best first: the generator's (if it passes), modifiers, qualifiers, title."""
+    def _options(self, question: str, answer: Answer, others: list[Answer], gold: bool = False) -> list[tuple[str, str]]:
+        """Candidate rewrites, best first: the generator's (if it passes), modifiers, qualifiers, title.
+
+        A given (``gold``) answer that no passage mentions has no evidence to ground the generator's
+        words in; its proposal then passes on form alone (:func:`check_rewrite` without evidence).
+        """
         evidence = f"{answer.context} {_title(answer)}"
         options = []
         if self.generator is not None:
-            proposal = self._generate(question, answer)
-            if proposal and check_rewrite(question, proposal, answer, evidence) is None:
+            proposal = self._generate(question, answer, others)
+            grounding = None if gold and not answer.passages else evidence
+            if proposal and check_rewrite(question, proposal, answer, grounding) is None:
                 options.append((proposal, "generator"))
         shared = set().union(*(content_words(o.context) for o in others)) if others else set()
         doc = self.nlp(answer.context)
@@ -112,16 +130,11 @@ class Rewriter:
         title = _title(answer)
         if title and not content_words(title) <= content_words(question):
             options.append((f"{question.rstrip(' ?')} in the context of {title}?", "title"))
-        return [(t, s) for t, s in options if check_rewrite(question, t, answer, evidence + " context") is None]
+        return [(t, s) for t, s in options if s == "generator" or check_rewrite(question, t, answer, evidence + " context") is None]
 
-    def _generate(self, question: str, answer: Answer) -> str:
-        prompt = (
-            "Rewrite the question with a few added words so that its only answer is the given answer. "
-            "Do not include the answer. Reply with the question only.\n"
-            f"Evidence: {answer.context}\nQuestion: {question}\nAnswer: {answer.text}\nRewritten question:"
-        )
-        text = self.generator.generate([Message("user", prompt)], self.max_new_tokens, stop=("\n",))
-        return text.strip().strip('"')
+    def _generate(self, question: str, answer: Answer, others: list[Answer]) -> str:
+        messages = rewrite_messages(question, answer.text, [o.text for o in others])
+        return self.generator.generate(messages, self.max_new_tokens, stop=("\n",)).strip().strip('"')
 
 
 def ground(text: str, question: str, passages: list[Passage]) -> Answer:
