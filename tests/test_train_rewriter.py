@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 from transformers import TrainerCallback
 
-from ambigdemo.config import ROOT
+from ambigdemo.config import ROOT, Config
+from ambigdemo.pipeline import Pipeline
+from ambigdemo.runtimes.index import ArtifactError
 from ambigdemo.datasets import load_ambignq
 from ambigdemo.runtimes.onnx import OnnxChatGenerator, render_chatml
 from ambigdemo.stages.rewrite import Rewriter, rewrite_messages
@@ -84,7 +86,7 @@ def test_only_the_rewrite_carries_loss(preset):
     assert tokenizer.decode(row["labels"][len(prompt) :], skip_special_tokens=False) == "Who won in 2010?<|im_end|>"
 
 
-def test_a_resumed_run_equals_an_uninterrupted_one_and_exports(data, tiny_llama, preset, tmp_path):
+def test_a_resumed_run_equals_an_uninterrupted_one_and_exports(data, tiny_llama, preset, tmp_path, monkeypatch):
     from safetensors.numpy import load_file
 
     from ambigdemo.train_rewriter import export, train
@@ -110,6 +112,14 @@ def test_a_resumed_run_equals_an_uninterrupted_one_and_exports(data, tiny_llama,
     assert isinstance(text, str)
     rewriter = Rewriter(nlp=None, generator=generator)
     assert rewriter._generate("Who won the world cup?", _answer("Spain"), [_answer("Italy")]) == text.strip().strip('"')
+
+    monkeypatch.setenv("AMBIGDEMO_REWRITER", str(folder))
+    config = Config.from_env(use_generator=False)
+    assert Pipeline.load(config).rewriter.generator.folder == folder, "AMBIGDEMO_REWRITER's model is the rewriter's"
+    with open(folder / "model.onnx", "r+b") as fh:
+        fh.truncate(1000)
+    with pytest.raises(ArtifactError, match=r"model\.onnx.*train-rewriter"):
+        Pipeline.load(config)
 
 
 class StopAfter(TrainerCallback):

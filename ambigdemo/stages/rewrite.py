@@ -113,14 +113,15 @@ class Rewriter:
     def _options(self, question: str, answer: Answer, others: list[Answer], gold: bool = False) -> list[tuple[str, str]]:
         """Candidate rewrites, best first: the generator's (if it passes), modifiers, qualifiers, title.
 
-        A given (``gold``) answer that no passage mentions has no evidence to ground the generator's
-        words in; its proposal then passes on form alone (:func:`check_rewrite` without evidence).
+        For given (``gold``) answers, as in AmbigQA's QD setting, the generator's proposal passes on
+        form alone (:func:`check_rewrite` without evidence): most gold answers are in no passage of
+        the embedded corpus. In the app every proposal must be grounded in its answer's evidence.
         """
         evidence = f"{answer.context} {_title(answer)}"
         options = []
         if self.generator is not None:
             proposal = self._generate(question, answer, others)
-            grounding = None if gold and not answer.passages else evidence
+            grounding = None if gold else evidence
             if proposal and check_rewrite(question, proposal, answer, grounding) is None:
                 options.append((proposal, "generator"))
         shared = set().union(*(content_words(o.context) for o in others)) if others else set()
