@@ -118,3 +118,19 @@ def artifacts_dir() -> Path:
     folder = ROOT / "test-artifacts"
     folder.mkdir(exist_ok=True)
     return folder
+
+
+def make_tiny_llama(folder: Path, tokenizer_file: Path, tied: bool = False) -> Path:
+    """A random 2-layer Llama with the embedded generator's tokenizer: SmolLM2's shape in seconds."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    tokenizer = PreTrainedTokenizerFast(tokenizer_file=str(tokenizer_file), eos_token="<|im_end|>")
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=2, max_position_embeddings=256, eos_token_id=tokenizer.eos_token_id, tie_word_embeddings=tied,
+    )
+    LlamaForCausalLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return Path(folder)

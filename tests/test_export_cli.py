@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from ambigdemo.runtimes.index import verify_manifest
+from conftest import make_tiny_llama
 from ambigdemo.runtimes.specs import EmbedderSpec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,22 +89,13 @@ def test_export_generate_quantized_runs(tmp_path, preset, quant, tied):
     int4 with tied embeddings: the output head (MatMul of a transposed embedding) is quantized too.
     """
     import onnx
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
     from ambigdemo.artifacts import GENERATOR_RECIPE
     from ambigdemo.export import RECIPES, export_generator
     from ambigdemo.runtimes.onnx import Message, OnnxChatGenerator
 
-    src = tmp_path / "tiny-llama"
-    tokenizer = PreTrainedTokenizerFast(tokenizer_file=str(preset.generator / "tokenizer.json"), eos_token="<|im_end|>")
-    torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=2, max_position_embeddings=256, eos_token_id=tokenizer.eos_token_id, tie_word_embeddings=tied,
-    )
-    LlamaForCausalLM(config).save_pretrained(src)
-    tokenizer.save_pretrained(src)
+    src = make_tiny_llama(tmp_path / "tiny-llama", preset.generator / "tokenizer.json", tied)
+    eos_id = json.loads((src / "config.json").read_text())["eos_token_id"]
 
     out = export_generator(src, tmp_path / "generator", quant=quant)
     manifest = verify_manifest(out, "python -m ambigdemo export")
@@ -120,7 +112,7 @@ def test_export_generate_quantized_runs(tmp_path, preset, quant, tied):
     else:
         assert "MatMulInteger" in ops
     generator = OnnxChatGenerator(out)
-    assert generator.eos_ids == {tokenizer.eos_token_id}
+    assert generator.eos_ids == {eos_id}
     messages = [Message("user", "Say hello.")]
     text = generator.generate(messages, max_new_tokens=4)
     assert isinstance(text, str) and text == generator.generate(messages, max_new_tokens=4)

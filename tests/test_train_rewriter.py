@@ -14,6 +14,7 @@ import pytest
 from transformers import TrainerCallback
 
 from ambigdemo.config import ROOT, Config
+from conftest import make_tiny_llama
 from ambigdemo.pipeline import Pipeline
 from ambigdemo.runtimes.index import ArtifactError
 from ambigdemo.datasets import load_ambignq
@@ -45,19 +46,7 @@ def data(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def tiny_llama(tmp_path_factory, preset) -> Path:
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
-
-    src = tmp_path_factory.mktemp("tiny-llama")
-    tokenizer = PreTrainedTokenizerFast(tokenizer_file=str(preset.generator / "tokenizer.json"), eos_token="<|im_end|>")
-    torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=2, max_position_embeddings=256, eos_token_id=tokenizer.eos_token_id, tie_word_embeddings=True,
-    )
-    LlamaForCausalLM(config).save_pretrained(src)
-    tokenizer.save_pretrained(src)
-    return src
+    return make_tiny_llama(tmp_path_factory.mktemp("tiny-llama"), preset.generator / "tokenizer.json", tied=True)
 
 
 def test_every_rewrite_of_ambignq_train_is_an_example():

@@ -118,12 +118,12 @@ class Rewriter:
         the embedded corpus. In the app every proposal must be grounded in its answer's evidence.
         """
         evidence = f"{answer.context} {_title(answer)}"
-        options = []
+        generated = []
         if self.generator is not None:
             proposal = self._generate(question, answer, others)
-            grounding = None if gold else evidence
-            if proposal and check_rewrite(question, proposal, answer, grounding) is None:
-                options.append((proposal, "generator"))
+            if proposal and check_rewrite(question, proposal, answer, None if gold else evidence) is None:
+                generated.append((proposal, "generator"))
+        options = []
         shared = set().union(*(content_words(o.context) for o in others)) if others else set()
         doc = self.nlp(answer.context)
         options += [(t, "modifier") for t in _modifier_rewrites(question, doc, answer, shared)]
@@ -131,7 +131,7 @@ class Rewriter:
         title = _title(answer)
         if title and not content_words(title) <= content_words(question):
             options.append((f"{question.rstrip(' ?')} in the context of {title}?", "title"))
-        return [(t, s) for t, s in options if s == "generator" or check_rewrite(question, t, answer, evidence + " context") is None]
+        return generated + [(t, s) for t, s in options if check_rewrite(question, t, answer, evidence + " context") is None]
 
     def _generate(self, question: str, answer: Answer, others: list[Answer]) -> str:
         messages = rewrite_messages(question, answer.text, [o.text for o in others])
