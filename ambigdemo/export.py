@@ -26,9 +26,7 @@ def quantize_int8(model: Path) -> None:
 
     tmp = model.with_suffix(".int8.onnx")
     quantize_dynamic(str(model), str(tmp), weight_type=QuantType.QInt8, per_channel=True)
-    tmp.replace(model)
-    for extra in model.parent.glob("model.onnx_data"):
-        extra.unlink()
+    _replace_model(model, tmp)
 
 
 def quantize_int4(model: Path, block_size: int = 32) -> None:
@@ -52,7 +50,12 @@ def quantize_int4(model: Path, block_size: int = 32) -> None:
     quantizer.process()
     tmp = model.with_suffix(".int4.onnx")
     onnx.save_model(quantizer.model.model, str(tmp))
-    tmp.replace(model)
+    _replace_model(model, tmp)
+
+
+def _replace_model(model: Path, quantized: Path) -> None:
+    """The quantized file takes the model's place; the fp32 external weights it no longer needs go."""
+    quantized.replace(model)
     for extra in model.parent.glob("model.onnx_data"):
         extra.unlink()
 

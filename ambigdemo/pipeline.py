@@ -74,17 +74,17 @@ class Pipeline:
         index = PassageIndex.load(config.index_dir or paths.index, rebuild=BUILD_COMMAND)
         timer.lap("index")
         generator = OnnxChatGenerator(paths.generator, config.threads) if config.use_generator else None
-        rewriter = None
+        rewrite_model = None
         if config.rewriter_dir:
             verify_manifest(config.rewriter_dir, "python -m ambigdemo train-rewriter --out RUN --export DIR")
-            rewriter = OnnxChatGenerator(config.rewriter_dir, config.threads)
+            rewrite_model = OnnxChatGenerator(config.rewriter_dir, config.threads)
         nlp = load_spacy()
         timer.lap("models")
         return cls(
             config=config,
             retriever=Retriever(embedder, index),
             finder=AnswerFinder(nlp, embedder if config.sentence_similarity else None, max_answers=config.max_answers),
-            rewriter=Rewriter(nlp, rewriter),
+            rewriter=Rewriter(nlp, rewrite_model),
             summarizer=Summarizer(generator, config.max_new_tokens),
             notice=notice,
             load_ms=timer.laps,
