@@ -15,9 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-from ambigdemo.config import ROOT
+from ambigdemo.config import NQ_OPEN_DEV as NQ_DEV, ROOT
 
-NQ_DEV = ROOT.parent / "shared" / "data" / "nq_open" / "NQ-open.dev.jsonl"
 
 
 def bench_questions(n: int) -> list[str]:

@@ -8,6 +8,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_QUESTION_CHARS = 300
+SHARED_DATA = ROOT.parent / "shared" / "data"
+AMBIGNQ_TRAIN = SHARED_DATA / "ambignq" / "train_light.json"
+NQ_OPEN_DEV = SHARED_DATA / "nq_open" / "NQ-open.dev.jsonl"
 
 
 def _default_data_dir() -> Path:

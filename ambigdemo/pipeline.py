@@ -14,9 +14,10 @@ from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.runtimes.onnx import OnnxChatGenerator, OnnxEmbedder
 from ambigdemo.stages.answers import AnswerFinder
 from ambigdemo.stages.retrieve import Retriever
-from ambigdemo.stages.rewrite import Rewriter
+from ambigdemo.stages.rewrite import Rewriter, edit_of, ground
 from ambigdemo.stages.summarize import Summarizer
-from ambigdemo.types import Interpretation, Result
+from ambigdemo.text import normalize_answer
+from ambigdemo.types import Interpretation, Passage, Result
 
 log = logging.getLogger(__name__)
 NO_ANSWER = "No answer found: the retrieved passages do not support an answer to this question."
@@ -127,6 +128,39 @@ class Pipeline:
         question = clean_question(question)
         passages = self.retriever.search(question, self.config.top_k)
         return self.rewriter.rewrite_gold(question, answers, passages)
+
+    def summarize_gold(self, question: str, rewrites: list[str], answers: list[list[str]], evidence_k: int = 2, depth: int = 1000) -> Result:
+        """The paragraph for given rewrites and answers (aliases each): ASQA's setting on AmbigQA's gold.
+
+        Passages: the prompt's top-k, then for each rewrite the best ``evidence_k`` of the top
+        ``depth`` passages for the rewrite with its answer that contain one of its aliases. An answer
+        is stated only if a passage contains it (it is then cited); the others are left out rather
+        than stated without evidence.
+        """
+        question = clean_question(question)
+        pairs = [(r, a) for r, a in zip(rewrites, answers) if a]
+        hits = self.retriever.batch_search([question] + [f"{r} {a[0]}" for r, a in pairs], max(self.config.top_k, depth))
+        ranked = hits[0][: self.config.top_k]
+        for (_, aliases), found in zip(pairs, hits[1:]):
+            keys = [f" {k} " for k in map(normalize_answer, aliases) if k]
+            ranked += [p for p in found if any(k in f" {normalize_answer(p.title + ' ' + p.text)} " for k in keys)][:evidence_k]
+        unique: dict[str, Passage] = {}
+        for p in ranked:
+            unique.setdefault(p.id, p)
+        passages = list(unique.values())
+        result = Result(question=question, passages=passages)
+        for rewrite, aliases in zip(rewrites, answers):
+            grounded = next((g for g in (ground(a, rewrite, passages) for a in aliases) if g.passages), None)
+            if grounded is not None:
+                result.interpretations.append(
+                    Interpretation(rewrite, grounded.text, grounded.passages, grounded.score, edit_of(question, rewrite), "gold")
+                )
+        draft = None
+        for draft in self.summarizer.stream(question, result.interpretations, passages):
+            pass
+        if draft is not None:
+            result.paragraph, result.paragraph_source = draft.text, draft.source
+        return result
 
     def ask(self, question: str) -> Result:
         result = None

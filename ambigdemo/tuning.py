@@ -137,3 +137,23 @@ def report(finder: AnswerFinder, metrics: dict, baseline: dict) -> str:
         },
         indent=2,
     )
+
+
+THRESHOLDS = tuple(round(0.3 + 0.025 * i, 3) for i in range(41))
+
+
+def threshold_baseline(retriever, finder: AnswerFinder, data: Path, k: int) -> tuple[AnswerFinder, dict]:
+    """AmbigQA's thresholding baseline: every reader answer above one score threshold (no relative
+    cut), the threshold chosen for answer F1 on the supported multi-answer subset of ``data``
+    (:func:`ambigdemo.support.supported_subset`). Returns the finder and what the search saw."""
+    from ambigdemo.support import SupportIndex, supported_subset
+
+    subset = supported_subset(load_ambignq(data), SupportIndex(retriever.index.passages))
+    hits = retriever.batch_search([s.question for s in subset], k)
+    items = [
+        Item(s.question, s.answers, True, cluster(finder.candidates(s.question, passages)))
+        for s, passages in zip(tqdm(subset, desc="threshold baseline: train candidates"), hits)
+    ]
+    trials = {t: evaluate(items, replace(finder, keep_ratio=0.0, min_score=t)) for t in THRESHOLDS}
+    best = max(THRESHOLDS, key=lambda t: (trials[t]["f1"], -t))
+    return replace(finder, keep_ratio=0.0, min_score=best), {"data": str(data), "threshold": best, "train": trials[best]}

@@ -104,6 +104,9 @@ def test_qd_gold_pipeline_and_copy(tmp_path, fast):
     copy, ours = report["systems"]["copy"], report["systems"]["pipeline"]
     assert copy["scores"]["f1_ans"] == 1.0 and copy["scores"]["f1_edit_f1"] == 0.0
     assert copy["sources"] == {"copy": 6}
+    assert copy["fluency"]["rewrites"] == 6 and copy["fluency"]["changed"] == 0
+    assert ours["fluency"]["rewrites"] == 6 and ours["fluency"]["perplexity_ratio_mean"] is None  # no judge given
+    assert "**copy**: 0 of 6 rewrites differ from the prompt" in (out / "fluency.md").read_text()
     edited = sum(n for source, n in ours["sources"].items() if source != "prompt")
     assert edited > 0, ours["sources"]  # the corpus mentions these answers, so some rewrites are grounded edits
     rewrites = [p["question"] for pairs in json.loads((out / "predictions.json").read_text()).values() for p in pairs]
@@ -135,6 +138,55 @@ def test_ambigqa_plot_and_markdown(tmp_path, fast):
     table = (out / "metrics.md").read_text()
     assert "| system | questions | F1 answer |" in table
     assert f"| pipeline | 4 | {100 * scores['f1_ans']:.1f} | 3 |" in table
+
+
+UNSUPPORTED = {"id": "1", "question": "Who won the zorblax cup?", "annotations": [
+    {"type": "multipleQAs", "qaPairs": [
+        {"question": "Who won the zorblax cup in 3021?", "answer": ["Quux Vendramin"]},
+        {"question": "Who won the zorblax cup in 3022?", "answer": ["Plim Orrabat"]},
+    ]}]}
+
+
+def test_multi_answer_subset_and_tuned_threshold_baseline(tmp_path, fast):
+    data = write_json(tmp_path / "dev.json", AMBIGNQ + [UNSUPPORTED])
+    out = tmp_path / "out"
+    report = evaluate("multi-answer", data, out, fast.config, lambda: fast, systems=("pipeline", "threshold"), train=data, progress=False)
+
+    supported = [r["id"] for r in AMBIGNQ if r["annotations"][0]["type"] == "multipleQAs"]
+    assert (out / "subset.txt").read_text().split() == supported  # the corpus has no zorblax, and one answer is no multi-answer question
+    assert report["n"] == 3 and report["mean_gold_answers"] == 2.0
+    threshold = report["systems"]["threshold"]
+    assert threshold["threshold"]["threshold"] in __import__("ambigdemo.tuning").tuning.THRESHOLDS
+    assert threshold["threshold"]["train"]["n_supported"] == 3
+    for system, name in (("pipeline", "predictions.json"), ("threshold", "predictions.threshold.json")):
+        predictions = json.loads((out / name).read_text())
+        assert list(predictions) == supported
+        assert all(isinstance(v, list) and all(isinstance(a, str) for a in v) for v in predictions.values())
+        scores = report["systems"][system]["scores"]
+        assert run_score("ambigqa", out / "gold.json", out / name) == scores
+        assert report["systems"][system]["mean_answers"] == pytest.approx(sum(map(len, predictions.values())) / 3, abs=1e-4)
+    assert threshold["scores"]["f1_ans"] > 0  # Islam, Christianity, Magellan... are in the passages
+    table = (out / "metrics.md").read_text()
+    assert "answers per question (gold 2.00)" in table and "| threshold | 3 |" in table
+
+    again = evaluate("multi-answer", data, tmp_path / "again", fast.config, lambda: fast, subset=out / "subset.txt", progress=False)
+    assert again["n"] == 3
+
+
+def test_paragraph_gold_cites_every_sentence_and_states_only_grounded_answers(tmp_path, fast):
+    data = write_json(tmp_path / "dev.json", AMBIGNQ + [UNSUPPORTED])
+    out = tmp_path / "out"
+    report = evaluate("paragraph-gold", data, out, fast.config, lambda: fast, progress=False)
+
+    scores = report["systems"]["pipeline"]["scores"]
+    assert scores["n"] == 4
+    assert scores["cited_sentences"] == 1.0 and scores["all_cited"] == 1.0 and scores["uncited_answers"] == 0
+    paragraphs = json.loads((out / "predictions.json").read_text())
+    assert "[" in paragraphs[AMBIGNQ[2]["id"]] and "1037" in paragraphs[AMBIGNQ[2]["id"]]
+    assert paragraphs[UNSUPPORTED["id"]] == ""  # nothing to cite, so nothing is stated
+    assert scores["str_em"] == pytest.approx(3 / 4)  # every answer of the three corpus-supported questions
+    assert scores["grounded"] == pytest.approx(6 / 8)
+    assert "| pipeline | 4 | 75.0 | 75.0 | 100.0 | 100.0 | 0 |" in (out / "metrics.md").read_text()
 
 
 def test_nq_open_keeps_line_ids(tmp_path, fast):
@@ -197,6 +249,12 @@ def test_malformed_input_names_file_record_and_problem(tmp_path, capsys):
 
     assert main(["evaluate", "--data", str(single), "--task", "ambigqa", "--system", "copy", "--out", str(tmp_path / "out")]) == 2
     assert "--system copy needs --task qd-gold" in capsys.readouterr().err
+    assert main(["evaluate", "--data", str(single), "--task", "ambigqa", "--system", "threshold", "--out", str(tmp_path / "out")]) == 2
+    assert "--system threshold needs --task multi-answer" in capsys.readouterr().err
+
+    missing = tmp_path / "no-such-ids.txt"
+    assert main(["evaluate", "--data", str(single), "--task", "ambigqa", "--subset", str(missing), "--out", str(tmp_path / "out")]) == 2
+    assert f"error: {missing}: cannot read the subset's ids" in capsys.readouterr().err
 
 
 def test_bad_cache_is_named(tmp_path, capsys):

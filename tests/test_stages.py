@@ -403,3 +403,16 @@ def test_a_rewrite_never_adds_a_word_of_its_answer(pipeline):
     assert len(result.interpretations) >= 2
     for i in result.interpretations:
         assert not content_words(" ".join(i.edit.added)) & content_words(i.answer), i
+
+
+def test_uncited_answers_ignore_quoted_questions_and_partial_words():
+    from ambigdemo.stages.summarize import paragraph_checks, uncited_answers
+    from ambigdemo.types import Passage
+
+    passages = [Passage("A#0", "A", "The 2018 team won 11 gold medals."), Passage("B#0", "B", "It won 10 bronze medals.")]
+    said = "If the question is \u201cHow many medals in season 2?\u201d, the answer is 11 [1]."
+    assert uncited_answers(said, [["2"], ["11"], ["1"]], passages) == []  # "2" is quoted, "1" only inside "11"
+    assert uncited_answers("Canada won 10 bronze medals [1].", [["10", "ten"]], passages) == ["10"]
+    assert uncited_answers("Canada won 10 bronze medals [2].", [["10"]], passages) == []
+    text = "Canada won 11 gold medals [1]. Canada won 10 bronze medals. It also won 10 [1]."
+    assert paragraph_checks(text, [["11"], ["10"]], passages) == {"sentences": 3, "cited": 2, "uncited_answers": 2}

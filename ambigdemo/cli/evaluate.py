@@ -2,8 +2,13 @@
 
 Tasks: ``ambigqa`` (every answer with a rewrite), ``qd-gold`` (AmbigQA's question disambiguation
 with the gold answers given: the questions with a multipleQAs annotation, the answers of the first
-one go in, one rewrite per answer comes out) and ``nq-open`` (one answer, exact match). Systems:
-``pipeline``, and for qd-gold ``copy`` (every rewrite is the prompt question).
+one go in, one rewrite per answer comes out), ``multi-answer`` (answers only, on the multi-answer
+questions the embedded corpus supports: :mod:`ambigdemo.support`; their ids go to ``subset.txt``)
+``paragraph-gold`` (ASQA's long answer from qd-gold's inputs: the gold rewrites and answers, with
+passages retrieved for each; scored by STR-EM and citation checks) and ``nq-open`` (one answer,
+exact match). ``--subset FILE`` keeps only the ids listed in FILE (one per line). Systems: ``pipeline``; for qd-gold ``copy`` (every
+rewrite is the prompt question); for multi-answer ``threshold`` (the reader's answers above one
+score threshold, tuned on AmbigNQ train's supported subset, as in the AmbigQA paper's baseline).
 
 Each system's predictions are appended to ``DIR/cache[.SYSTEM].jsonl`` as they are made, so a rerun
 skips the ids already there (a half-written last line is dropped). Then DIR gets ``gold.json[l]``
@@ -23,19 +28,24 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 from ambigdemo.cli.score import _score, _table
+from ambigdemo.config import AMBIGNQ_TRAIN as TRAIN
 
 if TYPE_CHECKING:
     from ambigdemo.config import Config
     from ambigdemo.datasets import AmbigExample
     from ambigdemo.pipeline import Pipeline
+    from ambigdemo.fluency import Rewrite
+    from ambigdemo.runtimes.onnx import Generator
 
-TASKS = ("ambigqa", "qd-gold", "nq-open")
-SYSTEMS = ("pipeline", "copy")
+TASKS = ("ambigqa", "qd-gold", "multi-answer", "paragraph-gold", "nq-open")
+SYSTEMS = ("pipeline", "copy", "threshold")
+ONLY = {"copy": "qd-gold", "threshold": "multi-answer"}
+SUBSET = "subset.txt"
 PLOT = "f1_by_answers.png"
 MAX_BUCKET = 5
 AMBIG_METRICS = {"f1_ans": "F1 answer", "f1_bleu": "F1 BLEU-4", "f1_edit_f1": "F1 EDIT-F1"}
@@ -55,8 +65,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--limit", type=_positive, help="only the first N questions of the task")
     parser.add_argument(
         "--system", nargs="+", choices=SYSTEMS, default=["pipeline"],
-        help="systems to run side by side (copy: qd-gold only); default pipeline",
+        help="systems to run side by side (copy: qd-gold only; threshold: multi-answer only); default pipeline",
     )
+    parser.add_argument("--subset", type=Path, help="only the question ids listed in this file (e.g. a multi-answer subset.txt)")
+    parser.add_argument("--train", type=Path, default=TRAIN, help="AmbigNQ train JSON that tunes the threshold baseline")
     parser.set_defaults(func=run)
 
 
@@ -73,19 +85,23 @@ def run(args: argparse.Namespace) -> int:
     from ambigdemo.pipeline import Pipeline
     from ambigdemo.runtimes.index import ArtifactError
 
-    if "copy" in args.system and args.task != "qd-gold":
-        print("error: --system copy needs --task qd-gold (it copies the prompt for each gold answer)", file=sys.stderr)
+    wrong = [s for s in args.system if ONLY.get(s, args.task) != args.task]
+    if wrong:
+        print(f"error: --system {wrong[0]} needs --task {ONLY[wrong[0]]}", file=sys.stderr)
         return 2
     config = Config.from_env(use_generator=False)
     try:
         report = evaluate(
             args.task, Path(args.data), Path(args.out), config, functools.cache(lambda: Pipeline.load(config)),
-            systems=tuple(dict.fromkeys(args.system)), limit=args.limit,
+            systems=tuple(dict.fromkeys(args.system)), limit=args.limit, train=args.train, subset=args.subset,
+            judge=functools.cache(lambda: _judge(config)),
         )
     except (DataError, ArtifactError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    for name, system in report["systems"].items():
+    if args.task == "paragraph-gold":
+        print(markdown(report))
+    for name, system in report["systems"].items() if args.task != "paragraph-gold" else ():
         print(f"{name} ({system['predictions']}):")
         print(_table(score_task(args.task), system["scores"]))
     print(f"wrote {args.out}/metrics.json, metrics.md, {PLOT}")
@@ -99,12 +115,14 @@ def run(args: argparse.Namespace) -> int:
 class Item:
     """One question to predict: its id and text, the gold answers given (qd-gold only) and its
     number of gold answers (the plot's buckets): NQ-open's answer strings, AmbigNQ's pairs in the
-    first multipleQAs annotation (1 when every annotation is a single answer)."""
+    first multipleQAs annotation (1 when every annotation is a single answer). ``pairs``: that
+    annotation's (rewrite, aliases), the inputs of paragraph-gold."""
 
     id: str
     question: str
     answers: list[str]
     n_gold: int
+    pairs: list[tuple[str, list[str]]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -117,6 +135,7 @@ class Record:
     prediction: Prediction
     sources: list[str]
     seconds: float
+    checks: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -138,28 +157,58 @@ def score_task(task: str) -> str:
 # --------------------------------------------------------------------------- gold
 
 
-def load_items(task: str, data: Path, limit: int | None) -> tuple[list[Item], str]:
+def load_items(
+    task: str, data: Path, limit: int | None, passages: Sequence | None = None, subset: Path | None = None
+) -> tuple[list[Item], str]:
     """The questions of ``task`` in file order (the first ``limit``), and the gold file's text for them.
 
     The text keeps the original records (for NQ-open, the original line numbers, which are its ids),
-    so ``score`` on it scores exactly these questions.
+    so ``score`` on it scores exactly these questions. ``multi-answer`` needs the corpus ``passages``;
+    ``subset`` keeps only the ids it lists.
     """
     from ambigdemo.datasets import DataError, load_ambignq, load_nq_open
 
     if task == "nq-open":
-        examples = load_nq_open(data)[:limit]
+        examples = [e for e in load_nq_open(data) if _wanted(e.id, subset)][:limit]
         if not examples:
             raise DataError(f"{data}: no questions")
         items = [Item(e.id, e.question, [], len(e.answers)) for e in examples]
         lines = data.read_text(encoding="utf-8").splitlines()
         return items, "\n".join(lines[: int(examples[-1].id) + 1]) + "\n"
-    chosen = [(i, e) for i, e in enumerate(load_ambignq(data)) if task == "ambigqa" or _pairs(e)][:limit]
+    examples = load_ambignq(data)
+    indexed = [(i, e) for i, e in enumerate(examples) if _wanted(e.id, subset)]
+    if task == "multi-answer":
+        from ambigdemo.support import SupportIndex, supported_subset
+
+        ids = {s.id for s in supported_subset([e for _, e in indexed], SupportIndex(passages or []))}
+        chosen = [(i, e) for i, e in indexed if e.id in ids][:limit]
+    else:
+        chosen = [(i, e) for i, e in indexed if task == "ambigqa" or _pairs(e)][:limit]
     if not chosen:
-        what = "no questions" if task == "ambigqa" else "no question has a multipleQAs annotation (qd-gold needs gold answers)"
-        raise DataError(f"{data}: {what}")
+        what = {
+            "ambigqa": "no questions",
+            "qd-gold": "no question has a multipleQAs annotation (qd-gold needs gold answers)",
+            "multi-answer": "no multi-answer question whose gold answers the corpus supports",
+        }.get(task, "no question has a multipleQAs annotation (the task needs gold rewrites)")
+        raise DataError(f"{data}: {what}{' among the ids of ' + str(subset) if subset else ''}")
     items = [_ambig_item(task, e) for _, e in chosen]
     records = json.loads(data.read_text(encoding="utf-8"))
     return items, json.dumps([records[i] for i, _ in chosen], ensure_ascii=False)
+
+
+def _wanted(id_: str, subset: Path | None) -> bool:
+    return subset is None or id_ in _subset_ids(subset)
+
+
+@functools.cache
+def _subset_ids(path: Path) -> frozenset[str]:
+    """The ids listed in ``path``, one per line (DataError if unreadable)."""
+    from ambigdemo.datasets import DataError
+
+    try:
+        return frozenset(line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: cannot read the subset's ids ({exc})") from None
 
 
 def _pairs(example: AmbigExample) -> list:
@@ -168,9 +217,12 @@ def _pairs(example: AmbigExample) -> list:
 
 
 def _ambig_item(task: str, example: AmbigExample) -> Item:
+    from ambigdemo.metrics import gold_alternatives
+
     pairs = _pairs(example)
     answers = [p.answers[0] for p in pairs] if task == "qd-gold" else []
-    return Item(example.id, example.question, answers, len(pairs) or 1)
+    inputs = [(gold_alternatives(p.question)[0], p.answers) for p in pairs] if task in ("qd-gold", "paragraph-gold") else []
+    return Item(example.id, example.question, answers, len(pairs) or 1, inputs)
 
 
 # --------------------------------------------------------------------------- cache
@@ -206,8 +258,12 @@ def read_cache(path: Path, questions: dict[str, str]) -> dict[str, Record]:
 
 
 def predict(task: str, system: str, item: Item, pipeline: Callable[[], Pipeline]) -> Record:
-    """One system's prediction for one question, timed."""
+    """One system's prediction for one question, timed (``pipeline`` gives the system's pipeline)."""
     start = time.perf_counter()
+    if task == "multi-answer":
+        return _predict_answers(system, item, pipeline(), start)
+    if task == "paragraph-gold":
+        return _predict_paragraph(item, pipeline(), start)
     if system == "copy":
         interpretations = [(item.question, answer, "copy") for answer in item.answers]
     else:
@@ -220,6 +276,28 @@ def predict(task: str, system: str, item: Item, pipeline: Callable[[], Pipeline]
         prediction = [{"question": q, "answer": a} for q, a, _ in interpretations]
     sources = [s for _, _, s in interpretations]
     return Record(item.id, item.question, prediction, sources, round(time.perf_counter() - start, 4))
+
+
+def _predict_answers(system: str, item: Item, pipeline: Pipeline, start: float) -> Record:
+    """Answers only: the app's (one per interpretation shown), or the threshold baseline's reader answers."""
+    if system == "threshold":
+        passages = pipeline.retriever.search(item.question, pipeline.config.top_k)
+        answers, sources = [a.text for a in pipeline.finder.find(item.question, passages)], ["reader"]
+    else:
+        found = pipeline.ask(item.question).interpretations
+        answers, sources = [i.answer for i in found], [i.source for i in found]
+    return Record(item.id, item.question, answers, sources, round(time.perf_counter() - start, 4))
+
+
+def _predict_paragraph(item: Item, pipeline: Pipeline, start: float) -> Record:
+    """The paragraph for the gold rewrites and answers, with its citation checks and grounded answers."""
+    from ambigdemo.stages.summarize import paragraph_checks
+
+    answers = [aliases for _, aliases in item.pairs]
+    result = pipeline.summarize_gold(item.question, [rewrite for rewrite, _ in item.pairs], answers)
+    checks = dict(paragraph_checks(result.paragraph, answers, result.passages), grounded=len(result.interpretations), answers=len(answers))
+    seconds = round(time.perf_counter() - start, 4)
+    return Record(item.id, item.question, result.paragraph, [result.paragraph_source or "none"], seconds, checks)
 
 
 def run_system(task: str, system: str, items: Sequence[Item], cache: Path, pipeline: Callable[[], Pipeline], progress: bool = True) -> list[Record]:
@@ -251,34 +329,53 @@ def evaluate(
     systems: Sequence[str] = ("pipeline",),
     limit: int | None = None,
     progress: bool = True,
+    train: Path = TRAIN,
+    subset: Path | None = None,
+    judge: Callable[[], Generator] | None = None,
 ) -> dict:
     """Run, score and report every system; returns what ``metrics.json`` holds.
 
-    ``pipeline`` is called (and should cache its result) only when a prediction is not cached yet.
+    ``pipeline`` is called (and should cache its result) only when a prediction is not cached yet;
+    ``train`` tunes the ``threshold`` system; ``subset`` lists the ids to keep; ``judge`` gives the
+    language model of qd-gold's fluency report (``fluency.md``; without one, form checks only).
     """
-    items, gold_text = load_items(task, data, limit)
+    from ambigdemo.fluency import fluency_markdown, fluency_report
+
+    passages = pipeline().retriever.index.passages if task == "multi-answer" else None
+    items, gold_text = load_items(task, data, limit, passages, subset)
     out.mkdir(parents=True, exist_ok=True)
     gold = out / ("gold.jsonl" if task == "nq-open" else "gold.json")
     _write(gold, gold_text)
+    if task == "multi-answer":
+        _write(out / SUBSET, "".join(f"{i.id}\n" for i in items))
     reports = {}
     for system in systems:
         suffix = "" if system == "pipeline" else f".{system}"
-        records = run_system(task, system, items, out / f"cache{suffix}.jsonl", pipeline, progress)
+        extra, factory = {}, pipeline
+        if system == "threshold":
+            factory, extra["threshold"] = _threshold_system(pipeline, train)
+        records = run_system(task, system, items, out / f"cache{suffix}.jsonl", factory, progress)
         predictions = out / f"predictions{suffix}.json"
         _write(predictions, json.dumps({r.id: r.prediction for r in records}, ensure_ascii=False))
+        long_form = task == "paragraph-gold"
         reports[system] = {
             "predictions": predictions.name,
-            "scores": _score(score_task(task), str(gold), str(predictions)),
-            "by_answers": [asdict(b) for b in buckets(task, items, gold, predictions)],
+            "scores": paragraph_scores(items, records) if long_form else _score(score_task(task), str(gold), str(predictions)),
+            "by_answers": [] if long_form else [asdict(b) for b in buckets(task, items, gold, predictions)],
             "sources": dict(Counter(s for r in records for s in r.sources).most_common()),
             "seconds_per_question": round(sum(r.seconds for r in records) / len(records), 4),
+            "mean_answers": round(sum(_n_answers(r.prediction) for r in records) / len(records), 4),
             "score_command": f"python -m ambigdemo score --task {score_task(task)} --data {gold} --pred {predictions} --json",
+            **extra,
         }
+        if task == "qd-gold":
+            reports[system]["fluency"] = fluency_report(_rewrites(items, records), judge() if judge else None)
     report = {
         "task": task,
         "data": str(data),
         "limit": limit,
         "n": len(items),
+        "mean_gold_answers": round(sum(i.n_gold for i in items) / len(items), 4),
         "gold": gold.name,
         "commit": _commit(),
         "config": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(config).items() if k != "admin_token"},
@@ -286,8 +383,63 @@ def evaluate(
     }
     _write(out / "metrics.json", json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     _write(out / "metrics.md", markdown(report))
-    plot(report, out / PLOT)
+    if task != "paragraph-gold":
+        plot(report, out / PLOT)
+    if task == "qd-gold":
+        _write(out / "fluency.md", "\n".join(fluency_markdown(name, r["fluency"]) for name, r in reports.items()))
     return report
+
+
+def _rewrites(items: Sequence[Item], records: Sequence[Record]) -> list[Rewrite]:
+    """Each predicted rewrite beside the gold rewrite of the same answer (predictions keep the given order)."""
+    from ambigdemo.fluency import Rewrite
+
+    return [
+        Rewrite(item.question, predicted["question"], gold)
+        for item, record in zip(items, records)
+        for predicted, (gold, _) in zip(record.prediction, item.pairs)
+    ]
+
+
+def paragraph_scores(items: Sequence[Item], records: Sequence[Record]) -> dict:
+    """paragraph-gold: mean STR-EM against every gold answer, the share of gold answers the passages
+    ground, of sentences that cite, of paragraphs citing in every sentence, and uncited statements."""
+    from ambigdemo.metrics import str_em
+
+    checks = [r.checks or {} for r in records]
+    sentences = sum(c.get("sentences", 0) for c in checks)
+    return {
+        "str_em": sum(str_em([a for _, a in i.pairs], r.prediction) for i, r in zip(items, records)) / len(items),
+        "grounded": sum(c.get("grounded", 0) for c in checks) / max(1, sum(c.get("answers", 0) for c in checks)),
+        "cited_sentences": sum(c.get("cited", 0) for c in checks) / max(1, sentences),
+        "all_cited": sum(c.get("cited", 0) == c.get("sentences", 0) for c in checks) / len(items),
+        "uncited_answers": sum(c.get("uncited_answers", 0) for c in checks),
+        "n": len(items),
+    }
+
+
+def _judge(config: Config) -> Generator:
+    """The fluency judge: the preset's (untuned) generator."""
+    from ambigdemo.pipeline import resolve_preset
+    from ambigdemo.runtimes.onnx import OnnxChatGenerator
+
+    return OnnxChatGenerator(resolve_preset(config)[0].generator, config.threads)
+
+
+def _threshold_system(pipeline: Callable[[], Pipeline], train: Path) -> tuple[Callable[[], Pipeline], dict]:
+    """The threshold baseline's pipeline (its finder tuned on ``train`` now) and the tuning record."""
+    from dataclasses import replace
+
+    from ambigdemo.tuning import threshold_baseline
+
+    base = pipeline()
+    finder, record = threshold_baseline(base.retriever, base.finder, train, base.config.top_k)
+    tuned = replace(base, finder=finder)
+    return lambda: tuned, record
+
+
+def _n_answers(prediction: Prediction) -> int:
+    return 1 if isinstance(prediction, str) else len(prediction)
 
 
 def buckets(task: str, items: Sequence[Item], gold: Path, predictions: Path) -> list[Bucket]:
@@ -314,15 +466,25 @@ def _bucket(n_gold: int, scores: dict) -> Bucket:
 
 def markdown(report: dict) -> str:
     """The scores of every system as a markdown table (x100, as papers print them)."""
-    nq = report["task"] == "nq-open"
-    head = ["system", "questions", "EM"] if nq else ["system", "questions", "F1 answer", "multi-answer", "F1 answer (multi)", "F1 BLEU-4", "F1 EDIT-F1"]
-    head += [] if nq else ["rewrites kept as the prompt"]
+    task = report["task"]
+    if task == "nq-open":
+        head = ["system", "questions", "EM"]
+    elif task == "multi-answer":
+        head = ["system", "questions", "F1 answer", "F1 answer (multi)", f"answers per question (gold {report['mean_gold_answers']:.2f})"]
+    elif task == "paragraph-gold":
+        head = ["system", "questions", "STR-EM", "gold answers in the passages", "sentences citing", "paragraphs citing in every sentence", "answers stated uncited"]
+    else:
+        head = ["system", "questions", "F1 answer", "multi-answer", "F1 answer (multi)", "F1 BLEU-4", "F1 EDIT-F1", "rewrites kept as the prompt"]
     head += ["s / question"]
     rows = []
     for name, system in report["systems"].items():
         s = system["scores"]
-        if nq:
+        if task == "nq-open":
             cells = [s["n"], _pct(s["em"])]
+        elif task == "multi-answer":
+            cells = [s["n"], _pct(s["f1_ans"]), _pct(s["f1_ans_multi"]), f"{system['mean_answers']:.2f}"]
+        elif task == "paragraph-gold":
+            cells = [s["n"], _pct(s["str_em"]), _pct(s["grounded"]), _pct(s["cited_sentences"]), _pct(s["all_cited"]), s["uncited_answers"]]
         else:
             kept = system["sources"].get("prompt", 0) + system["sources"].get("copy", 0)
             cells = [s["n"], _pct(s["f1_ans"]), s["n_multi"], _pct(s["f1_ans_multi"]), _pct(s["f1_bleu"]), _pct(s["f1_edit_f1"])]
@@ -330,7 +492,7 @@ def markdown(report: dict) -> str:
         rows.append([name, *cells, f"{system['seconds_per_question']:.3f}"])
     limit = f", first {report['limit']}" if report["limit"] else ""
     lines = [
-        f"**{report['task']}** on `{report['data']}` ({report['n']} questions{limit}); commit `{report['commit']}`",
+        f"**{task}** on `{report['data']}` ({report['n']} questions{limit}); commit `{report['commit']}`",
         "",
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),

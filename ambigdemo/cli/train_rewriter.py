@@ -12,9 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ambigdemo.config import ROOT
-
-TRAIN = ROOT.parent / "shared" / "data" / "ambignq" / "train_light.json"
+from ambigdemo.config import AMBIGNQ_TRAIN as TRAIN
 
 
 def register(sub: argparse._SubParsersAction) -> None:

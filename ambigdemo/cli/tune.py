@@ -7,9 +7,7 @@ import pickle
 import sys
 from pathlib import Path
 
-from ambigdemo.config import ROOT
-
-TRAIN = ROOT.parent / "shared" / "data" / "ambignq" / "train_light.json"
+from ambigdemo.config import AMBIGNQ_TRAIN as TRAIN, ROOT
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

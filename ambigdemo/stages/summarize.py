@@ -19,6 +19,7 @@ from ambigdemo.text import normalize_answer
 from ambigdemo.types import Interpretation, Passage
 
 CITATION = re.compile(r"\[(\d+)\]")
+QUOTED = re.compile("\u201c[^\u201d]*\u201d")
 MIN_WORDS = 4  # a bare "Pelé [2]." answers nothing as a paragraph
 SYSTEM = "You are a helpful assistant. You write short, factual paragraphs that use only the facts given."
 
@@ -71,11 +72,28 @@ def check_sentence(sentence: str, interpretations: list[Interpretation], passage
         return "not a sentence"
     if any(n < 1 or n > len(passages) for n in refs):
         return "cites a passage that does not exist"
-    support = normalize_answer(" ".join(passages[n - 1].text for n in refs))
-    for i in interpretations:
-        if normalize_answer(i.answer) in normalize_answer(sentence) and normalize_answer(i.answer) not in support:
-            return f"states {i.answer!r} without citing a passage that contains it"
-    return None
+    uncited = uncited_answers(sentence, [[i.answer] for i in interpretations], passages)
+    return f"states {uncited[0]!r} without citing a passage that contains it" if uncited else None
+
+
+def uncited_answers(sentence: str, answers: list[list[str]], passages: list[Passage]) -> list[str]:
+    """The answers (aliases each) that ``sentence`` states, as whole words outside the questions it
+    quotes or its citation marks, although no passage it cites contains them."""
+    refs = [int(n) for n in CITATION.findall(sentence) if 1 <= int(n) <= len(passages)]
+    support = f" {normalize_answer(' '.join(passages[n - 1].text for n in refs))} "
+    said = f" {normalize_answer(CITATION.sub(' ', QUOTED.sub(' ', sentence)))} "
+    stated = [[k for k in map(normalize_answer, aliases) if k and f" {k} " in said] for aliases in answers]
+    return [found[0] for found in stated if found and not any(f" {k} " in support for k in found)]
+
+
+def paragraph_checks(text: str, answers: list[list[str]], passages: list[Passage]) -> dict[str, int]:
+    """Counts for evaluation: sentences, cited sentences, and answers stated without a cited passage."""
+    sentences = split_sentences(text)
+    return {
+        "sentences": len(sentences),
+        "cited": sum(bool(CITATION.search(s)) for s in sentences),
+        "uncited_answers": sum(len(uncited_answers(s, answers, passages)) for s in sentences),
+    }
 
 
 def finished_sentences(draft: str) -> list[str]:
