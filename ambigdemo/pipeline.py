@@ -20,6 +20,7 @@ from ambigdemo.text import normalize_answer
 from ambigdemo.types import Interpretation, Passage, Result
 
 log = logging.getLogger(__name__)
+REWRITE_NO_REPEAT = 3  # a rewrite repeats no three tokens of its own (greedy loops otherwise)
 NO_ANSWER = "No answer found: the retrieved passages do not support an answer to this question."
 
 
@@ -78,7 +79,7 @@ class Pipeline:
         rewrite_model = None
         if config.rewriter_dir:
             verify_manifest(config.rewriter_dir, "python -m ambigdemo train-rewriter --out RUN --export DIR")
-            rewrite_model = OnnxChatGenerator(config.rewriter_dir, config.threads)
+            rewrite_model = OnnxChatGenerator(config.rewriter_dir, config.threads, no_repeat_ngram=REWRITE_NO_REPEAT)
         nlp = load_spacy()
         timer.lap("models")
         return cls(

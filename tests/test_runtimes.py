@@ -329,3 +329,26 @@ def test_verify_names_a_corrupt_model_file(preset, tmp_path):
     with pytest.raises(ArtifactError) as exc:
         verify(PresetPaths(root))
     _assert_names(exc, target)
+
+
+def test_banned_tokens_are_those_completing_a_seen_ngram():
+    from ambigdemo.runtimes.onnx import banned_tokens
+
+    assert banned_tokens([1, 2, 3, 1, 2], 3) == [3]
+    assert banned_tokens([1, 2, 3, 1, 2], 0) == []
+    assert banned_tokens([7, 8], 3) == []
+    assert sorted(banned_tokens([4, 5, 4, 6, 4], 2)) == [5, 6]
+
+
+def test_no_repeat_ngram_stops_a_greedy_loop(preset):
+    from ambigdemo.runtimes.onnx import OnnxChatGenerator
+
+    messages = [Message("user", "Write the words 'the story of' again and again, thirty times, nothing else.")]
+    looping = OnnxChatGenerator(preset.generator)
+    guarded = OnnxChatGenerator(preset.generator, no_repeat_ngram=3)
+    ids = lambda g: g.tokenizer.encode(g.generate(messages, 40), add_special_tokens=False).ids  # noqa: E731
+    trigrams = lambda t: [tuple(t[i : i + 3]) for i in range(len(t) - 2)]  # noqa: E731
+    loop = trigrams(ids(looping))
+    assert len(set(loop)) < len(loop)  # unguarded greedy decoding repeats itself here
+    guarded_trigrams = trigrams(ids(guarded))
+    assert guarded_trigrams and len(set(guarded_trigrams)) == len(guarded_trigrams)

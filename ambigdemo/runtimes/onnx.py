@@ -106,12 +106,16 @@ class Generator(Protocol):
 class OnnxChatGenerator:
     """Greedy decoding of a decoder-only ONNX export (optimum ``text-generation-with-past``) with its KV cache.
 
+    ``no_repeat_ngram`` > 0 never lets the completion repeat an n-gram of its own tokens (greedy
+    decoding of a small model otherwise loops: "the Untold Story of the Untold Story of ...").
+
     ``generator.json`` in the folder names the chat format and the end token ids; SmolLM2's converted
     tokenizer names the wrong end token, so the ids are configured rather than read from it.
     """
 
-    def __init__(self, folder: Path, threads: int = 0):
+    def __init__(self, folder: Path, threads: int = 0, no_repeat_ngram: int = 0):
         self.folder = Path(folder)
+        self.no_repeat_ngram = no_repeat_ngram
         self.session = make_session(self.folder / "model.onnx", threads)
         self.tokenizer = Tokenizer.from_file(os.fspath(self.folder / "tokenizer.json"))
         spec = GeneratorSpec.load(self.folder)
@@ -148,7 +152,9 @@ class OnnxChatGenerator:
         logits, past = self._forward(prompt, self._empty_cache(), 0)
         out: list[int] = []
         for _ in range(max_new_tokens):
-            token = int(np.argmax(logits[-1]))
+            scores = logits[-1].copy()
+            scores[banned_tokens(out, self.no_repeat_ngram)] = -np.inf
+            token = int(np.argmax(scores))
             if token in self.eos_ids:
                 return
             out.append(token)
@@ -177,6 +183,14 @@ class OnnxChatGenerator:
         logits = logits - logits.max(axis=-1, keepdims=True)
         logp = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))
         return float(-logp[np.arange(len(target)), target].mean())
+
+def banned_tokens(tokens: list[int], n: int) -> list[int]:
+    """The tokens that would complete an n-gram already in ``tokens`` (none when ``n`` is 0)."""
+    if n <= 0 or len(tokens) < n:
+        return []
+    prefix = tuple(tokens[len(tokens) - n + 1 :])
+    return [tokens[i + n - 1] for i in range(len(tokens) - n + 1) if tuple(tokens[i : i + n - 1]) == prefix]
+
 
 def _first_stop(text: str, stop: tuple[str, ...]) -> int | None:
     hits = [text.find(s) for s in stop if s and s in text]
