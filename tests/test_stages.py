@@ -416,3 +416,15 @@ def test_uncited_answers_ignore_quoted_questions_and_partial_words():
     assert uncited_answers("Canada won 10 bronze medals [2].", [["10"]], passages) == []
     text = "Canada won 11 gold medals [1]. Canada won 10 bronze medals. It also won 10 [1]."
     assert paragraph_checks(text, [["11"], ["10"]], passages) == {"sentences": 3, "cited": 2, "uncited_answers": 2}
+
+
+def test_paragraph_sentences_keep_abbreviations_and_trailing_citations():
+    from ambigdemo.stages.summarize import paragraph_checks, split_sentences
+    from ambigdemo.types import Passage
+
+    text = "The show is set in L.A. [1]. The tower at St. Pancras was built in 1868 [2]. It is tall [2]."
+    assert split_sentences(text) == [
+        "The show is set in L.A. [1].", "The tower at St. Pancras was built in 1868 [2].", "It is tall [2].",
+    ]
+    passages = [Passage("A#0", "A", "Kate lives in L.A. as an adult."), Passage("B#0", "B", "St. Pancras station opened in 1868.")]
+    assert paragraph_checks(text, [["L.A."], ["1868"]], passages) == {"sentences": 3, "cited": 3, "uncited_answers": 0}

@@ -13,15 +13,29 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ambigdemo.corpus import split_sentences
+from ambigdemo.corpus import split_sentences as _split
 from ambigdemo.runtimes.onnx import Generator, Message
 from ambigdemo.text import normalize_answer
 from ambigdemo.types import Interpretation, Passage
 
 CITATION = re.compile(r"\[(\d+)\]")
 QUOTED = re.compile("\u201c[^\u201d]*\u201d")
+CONTINUES = re.compile(r"\[\d+\]|[a-z]")
+ABBREVIATION = re.compile(r"(?:\b[A-Z]|\b(?:St|Mr|Mrs|Ms|Dr|Jr|Sr|Mt|vs|No))\.$")
 MIN_WORDS = 4  # a bare "Pelé [2]." answers nothing as a paragraph
 SYSTEM = "You are a helpful assistant. You write short, factual paragraphs that use only the facts given."
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a paragraph: a piece that starts with a citation or a lowercase word, or follows
+    an initial or "St."-like abbreviation ("L.A. [12].", "St. Pancras"), stays with the one before."""
+    merged: list[str] = []
+    for piece in _split(text):
+        if merged and (CONTINUES.match(piece) or ABBREVIATION.search(merged[-1])):
+            merged[-1] = f"{merged[-1]} {piece}"
+        else:
+            merged.append(piece)
+    return merged
 
 
 def citation_numbers(passages: list[Passage]) -> dict[str, int]:
