@@ -2,7 +2,7 @@
 
 EDIT-F1 ignores word order, so a rewrite that scores well can still be word salad. Each rewrite
 that differs from its prompt is checked for form (one question ending in "?", the prompt's
-question word kept, no word repeated back to back, no dangling function word before the "?") and
+question word kept or made a typed "what"/"which" phrase, no word repeated back to back, no dangling function word before the "?") and
 scored by a fixed judge LM (the embedded SmolLM2): per-token perplexity of the rewrite over that
 of the prompt, both asked for the same way. A ratio above 1 reads worse than the prompt.
 """
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ambigdemo.runtimes.onnx import Generator, Message
-from ambigdemo.stages.rewrite import wh_word
+from ambigdemo.stages.rewrite import keeps_question_word
 
 JUDGE_PROMPT = [Message("user", "Ask a question.")]
 DANGLING = frozenset("a an the of in on at to for from by with and or as than".split())
@@ -40,7 +40,7 @@ def form_problems(prompt: str, rewrite: str) -> list[str]:
     problems = []
     if not text.endswith("?") or text.count("?") != 1 or "\n" in text:
         problems.append("not one question")
-    if wh_word(text) != wh_word(prompt):
+    if not keeps_question_word(prompt, text):
         problems.append("question word changed")
     if any(a == b for a, b in zip(tokens, tokens[1:])):
         problems.append("repeated word")

@@ -190,6 +190,15 @@ def test_check_rewrite_rejects(rewrite, reason):
     assert check_rewrite(OBAMA_Q, rewrite, OBAMA, OBAMA.context) == reason
 
 
+def test_gold_answers_allow_longer_edits_and_a_typed_question_word():
+    long = "Who was the 44th president of the United States from 2009 to 2017 as a Democrat politician?"
+    assert check_rewrite(OBAMA_Q, long, OBAMA, None) is None  # 7 added words: within 95% of AmbigNQ's gold edits
+    assert check_rewrite(OBAMA_Q, "Which politician was the 44th president of the United States?", OBAMA, None) is None
+    assert check_rewrite(OBAMA_Q, "When was the 44th president of the United States?", OBAMA, None) == "question word changed"
+    longer = "Who was the 44th president of the United States in the years from 2009 to 2017 as a member of the Democrats?"
+    assert check_rewrite(OBAMA_Q, longer, OBAMA, None) == "edit not minimal"
+
+
 def test_edit_and_wh_word():
     edit = edit_of("Who won the World Cup?", "Who won the 2014 World Cup?")
     assert edit == Edit(added=["2014"], removed=[])
