@@ -11,7 +11,7 @@ import importlib
 import sys
 
 COMMAND_MODULES = (
-    "ask", "serve", "build", "bench", "score", "evaluate", "tune", "judgments", "download", "export", "build_index",
+    "ask", "build", "bench", "score", "evaluate", "tune", "judgments", "download", "export", "build_index",
     "train_rewriter",
 )
 
@@ -20,13 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m ambigdemo", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"ambigdemo.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"ambigdemo.cli.{name}":
-                raise
-            continue
-        module.register(sub)
+        importlib.import_module(f"ambigdemo.cli.{name}").register(sub)
     return parser
 
 
