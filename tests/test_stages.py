@@ -95,7 +95,7 @@ def test_finder_answers_from_the_evidence(pipeline, finder, by_id):
     assert "Obama" in top.text
     assert top.passages == ["Barack Obama#0"]
     assert top.context and top.context in passage.text
-    assert _in_text(top.text, top.context)
+    assert any(_in_text(name, top.context) for name in [top.text, *top.aliases]), "a name of the answer is in its evidence"
 
 
 def test_every_answer_is_grounded_in_its_passages(pipeline, finder):
@@ -148,6 +148,23 @@ def test_aliases_from_real_mentions_collapse(finder):
     assert {"Barack Obama", "Obama"} <= names, names
     clusters = [c for c in cluster(candidates) if "obama" in c.keys()]
     assert len(clusters) == 1 and clusters[0].keys() >= {"barack obama", "obama"}
+
+
+def test_a_split_name_is_one_candidate_shown_by_its_article_title(pipeline, finder):
+    """spaCy reads "Neil Alden Armstrong" as two names; they are one candidate, shown as its article calls it."""
+    question = "Who was the first person to walk on the Moon?"
+    [passage] = [p for p in pipeline.retriever.search(question, 8) if p.id == "Neil Armstrong#0"]
+    assert passage.text.startswith("Neil Alden Armstrong")
+    names = {c.text for c in finder.candidates(question, [passage])}
+    assert "Neil Alden Armstrong" in names and "Neil" not in names and "Alden Armstrong" not in names
+    [top, *_] = finder.find(question, [passage])
+    assert top.text == "Neil Armstrong" and "Neil Alden Armstrong" in top.aliases
+
+
+def test_the_municipality_is_shown_by_the_city_name(pipeline, finder):
+    question = "What is the capital of South Africa?"
+    shown = [a.text for a in finder.find(question, pipeline.retriever.search(question, 8))]
+    assert "Cape Town" in shown and "City of Cape Town" not in shown
 
 
 def test_null_answer_when_the_corpus_cannot_answer(pipeline, finder):
@@ -238,6 +255,19 @@ def test_rewrites_never_give_the_answer_away(rewriter):
     interps = rewriter.rewrite(question, answers)
     assert [(i.question, i.answer, i.source) for i in interps] == [(question, "Amsterdam", "prompt")]
     assert not any(normalize_answer(a.text) in normalize_answer(i.question) for i in interps for a in answers)
+
+
+def test_weaker_answers_never_displace_the_best_one(rewriter):
+    """The best answer has no distinguishing evidence, two weaker ones have: the best answers as asked."""
+    question = "Who was the first man on the moon?"
+    answers = [
+        Answer(text="Neil Armstrong", score=0.83, passages=["Neil Armstrong#0"], context="Neil Armstrong walked on the Moon."),
+        Answer(text="Kennedy", score=0.80, passages=["Apollo program#0"], context="Kennedy set the goal of a Moon landing in the U.S. in 1961."),
+        Answer(text="Luna", score=0.71, passages=["Moon#0"], context="The Soviet Luna 2 probe reached the Moon in 1959."),
+    ]
+    assert rewriter.rewrite(question, answers[1:]) != [], "the weaker two can be told apart"
+    interps = rewriter.rewrite(question, answers)
+    assert [(i.question, i.answer, i.source) for i in interps] == [(question, "Neil Armstrong", "prompt")]
 
 
 # --- summarize ------------------------------------------------------------------------------------

@@ -135,15 +135,21 @@ class Cluster:
         return {normalize_answer(m.text) for m in self.mentions}
 
     def to_answer(self) -> Answer:
-        """The fullest surface form ('Neil Armstrong' over 'Neil'), grounded in its best-scoring mention's sentence.
+        """The answer's common name, grounded in its best-scoring mention's sentence.
 
-        The best mention, not the fullest one, is the evidence: "Cape Town is the legislative capital"
-        says why Cape Town answers, "part of the City of Cape Town municipality" does not.
+        The name is the title of an article the answer is the subject of ('Neil Armstrong' for "Neil
+        Alden Armstrong", 'Cape Town' over "City of Cape Town"), else its fullest surface form
+        ('Neil Armstrong' over 'Neil'). The best mention, not the fullest one, is the evidence: "Cape
+        Town is the legislative capital" says why Cape Town answers, "part of the City of Cape Town
+        municipality" does not.
         """
-        shown, best = max(self.mentions, key=lambda m: (len(m.text.split()), m.score)), self.best
-        aliases = sorted({m.text for m in self.mentions} - {shown.text})
+        best = self.best
+        titles = [_bare_title(m.passage.title) for m in self.mentions if m.features.get("title", 0) > 0]
+        titles = [t for t in titles if any(_is_name_of(t, m.text) for m in self.mentions)]
+        shown = titles[0] if titles else max(self.mentions, key=lambda m: (len(m.text.split()), m.score)).text
+        aliases = sorted({m.text for m in self.mentions} - {shown})
         passages = list(dict.fromkeys([best.passage.id] + [m.passage.id for m in self.mentions]))
-        return Answer(text=shown.text, score=round(self.score, 4), passages=passages, aliases=aliases, context=best.sentence)
+        return Answer(text=shown, score=round(self.score, 4), passages=passages, aliases=aliases, context=best.sentence)
 
 
 @dataclass
@@ -171,7 +177,7 @@ class AnswerFinder:
         found = []
         for (passage, sentence), doc, sim in zip(sentences, self.nlp.pipe([s for _, s in sentences]), similarity):
             overlap = _overlap(qwords, content_words(sentence) | content_words(passage.title))
-            for ent in doc.ents:
+            for ent in merged_entities(doc):
                 prior = qtype.labels.get(ent.label_, 0.0)
                 text = _clean_span(ent.text)
                 if prior <= 0 or not text or _echoes_question(text, qnorm, qwords) or not _plausible(text, ent.label_, qtype):
@@ -233,14 +239,41 @@ def _same_answer(a: str, b: str) -> bool:
     return f" {short} " in f" {long} "
 
 
+def merged_entities(doc) -> list:
+    """The sentence's entities, with touching ones of the same label joined: spaCy's small model reads
+    "Neil Alden Armstrong" as "Neil" + "Alden Armstrong"."""
+    merged = []
+    for ent in doc.ents:
+        last = merged[-1] if merged else None
+        if last is not None and last.end == ent.start and last.label_ == ent.label_ and doc[last.end - 1].whitespace_:
+            span = doc[last.start : ent.end]
+            span.label_ = ent.label_
+            merged[-1] = span
+        else:
+            merged.append(ent)
+    return merged
+
+
+def _bare_title(title: str) -> str:
+    """An article title without its disambiguating parenthesis ('Mercury (planet)' -> 'Mercury')."""
+    return re.sub(r"\s*\(.*\)$", "", title)
+
+
+def _is_name_of(title: str, text: str) -> bool:
+    """The mention is the article's subject in full or fuller form ('Barack Hussein Obama II' for 'Barack Obama')."""
+    head, key = normalize_answer(title).split(), normalize_answer(text).split()
+    return bool(head) and set(head) <= set(key)
+
+
 def _names_title(text: str, title: str) -> float:
-    """1 when the candidate is the passage's subject ('Amsterdam' in the article Amsterdam), 0.5 for part of it."""
-    key, head = normalize_answer(text), normalize_answer(re.sub(r"\s*\(.*\)$", "", title))
+    """1 when the candidate is the passage's subject ('Amsterdam' in the article Amsterdam), 0.5 for part
+    of it or for a fuller form of it ('Barack Hussein Obama II' in the article Barack Obama)."""
+    key, head = normalize_answer(text), normalize_answer(_bare_title(title))
     if not key or not head:
         return 0.0
     if key == head:
         return 1.0
-    return 0.5 if _same_answer(key, head) else 0.0
+    return 0.5 if _same_answer(key, head) or _is_name_of(title, text) else 0.0
 
 
 def _counts(doc, ent, noun: str) -> bool:

@@ -90,11 +90,13 @@ class Rewriter:
         """One interpretation per answer that a grounded, checked edit can single out.
 
         An answer no checked edit distinguishes is dropped rather than shown with an invented
-        question; if only one answer remains, it answers the prompt question as asked.
+        question. If the best answer is one of those, or only one answer remains, the best answer
+        answers the prompt question as asked: weaker answers never displace it.
         """
-        chosen = [i for i in self._disambiguate(question, answers) if i is not None] if len(answers) > 1 else []
-        if len(chosen) > 1:
-            return chosen
+        chosen = self._disambiguate(question, answers) if len(answers) > 1 else []
+        readings = [i for i in chosen if i is not None]
+        if chosen and chosen[0] is not None and len(readings) > 1:
+            return readings
         return [_as_asked(question, answers[0])] if answers else []
 
     def rewrite_gold(self, question: str, answers: list[str], passages: list[Passage]) -> list[Interpretation]:
