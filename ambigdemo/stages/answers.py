@@ -144,8 +144,7 @@ class Cluster:
         municipality" does not.
         """
         best = self.best
-        titles = [_bare_title(m.passage.title) for m in self.mentions if m.features.get("title", 0) > 0]
-        titles = [t for t in titles if any(_is_name_of(t, m.text) for m in self.mentions)]
+        titles = [_bare_title(m.passage.title) for m in self.mentions if _is_name_of(m.passage.title, m.text)]
         shown = titles[0] if titles else max(self.mentions, key=lambda m: (len(m.text.split()), m.score)).text
         aliases = sorted({m.text for m in self.mentions} - {shown})
         passages = list(dict.fromkeys([best.passage.id] + [m.passage.id for m in self.mentions]))
@@ -261,7 +260,7 @@ def _bare_title(title: str) -> str:
 
 def _is_name_of(title: str, text: str) -> bool:
     """The mention is the article's subject in full or fuller form ('Barack Hussein Obama II' for 'Barack Obama')."""
-    head, key = normalize_answer(title).split(), normalize_answer(text).split()
+    head, key = normalize_answer(_bare_title(title)).split(), normalize_answer(text).split()
     return bool(head) and set(head) <= set(key)
 
 

@@ -95,7 +95,7 @@ class Rewriter:
         """
         chosen = self._disambiguate(question, answers) if len(answers) > 1 else []
         readings = [i for i in chosen if i is not None]
-        if chosen and chosen[0] is not None and len(readings) > 1:
+        if len(readings) > 1 and chosen[0] is not None:
             return readings
         return [_as_asked(question, answers[0])] if answers else []
 
