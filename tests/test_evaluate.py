@@ -233,6 +233,33 @@ def test_resume_skips_cached_ids_and_drops_a_torn_line(tmp_path, fast):
     assert calls == [] and cache.read_text().splitlines() == lines
 
 
+def test_predictions_cached_by_other_code_are_made_again(tmp_path, fast, monkeypatch):
+    """A cache records the commit of each prediction: a rerun after a code change predicts afresh,
+    so metrics.json never labels old predictions with the new commit."""
+    import ambigdemo.cli.evaluate as evaluate_module
+
+    data = write_json(tmp_path / "dev.json", AMBIGNQ)
+    out = tmp_path / "out"
+    calls = []
+
+    def counted():
+        calls.append(1)
+        return fast
+
+    monkeypatch.setattr(evaluate_module, "_commit", lambda: "old")
+    evaluate("ambigqa", data, out, fast.config, counted, limit=2, progress=False)
+    assert len(calls) == 2
+    assert {json.loads(line)["commit"] for line in (out / "cache.jsonl").read_text().splitlines()} == {"old"}
+
+    calls.clear()
+    monkeypatch.setattr(evaluate_module, "_commit", lambda: "new")
+    report = evaluate("ambigqa", data, out, fast.config, counted, limit=2, progress=False)
+    assert len(calls) == 2 and report["commit"] == "new"
+    calls.clear()
+    evaluate("ambigqa", data, out, fast.config, counted, limit=2, progress=False)
+    assert calls == []
+
+
 def test_malformed_input_names_file_record_and_problem(tmp_path, capsys):
     bad = write_json(tmp_path / "bad.json", [AMBIGNQ[0], {"id": "42", "question": "Who?"}])
     assert main(["evaluate", "--data", str(bad), "--task", "ambigqa", "--out", str(tmp_path / "out")]) == 2

@@ -10,8 +10,9 @@ exact match). ``--subset FILE`` keeps only the ids listed in FILE (one per line)
 rewrite is the prompt question); for multi-answer ``threshold`` (the reader's answers above one
 score threshold, tuned on AmbigNQ train's supported subset, as in the AmbigQA paper's baseline).
 
-Each system's predictions are appended to ``DIR/cache[.SYSTEM].jsonl`` as they are made, so a rerun
-skips the ids already there (a half-written last line is dropped). Then DIR gets ``gold.json[l]``
+Each system's predictions are appended to ``DIR/cache[.SYSTEM].jsonl`` as they are made, with the
+commit that made them, so a rerun of the same code skips the ids already there (a half-written last
+line is dropped) and a rerun of other code predicts them again. Then DIR gets ``gold.json[l]``
 (the records scored), ``predictions[.SYSTEM].json`` (official format), ``metrics.json``,
 ``metrics.md`` and ``f1_by_answers.png``; ``score --data DIR/gold.json --pred
 DIR/predictions.json`` reproduces the scores in ``metrics.json``.
@@ -28,7 +29,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
@@ -128,7 +129,8 @@ class Item:
 @dataclass(frozen=True)
 class Record:
     """One line of the prediction cache: the prediction in the official format, the source of
-    each rewrite (``prompt``, ``modifier``, ``copy``...) and the seconds it took."""
+    each rewrite (``prompt``, ``modifier``, ``copy``...), the seconds it took and the commit of the
+    code that made it (:func:`_commit`)."""
 
     id: str
     question: str
@@ -136,6 +138,7 @@ class Record:
     sources: list[str]
     seconds: float
     checks: dict | None = None
+    commit: str | None = None
 
 
 @dataclass(frozen=True)
@@ -228,8 +231,8 @@ def _ambig_item(task: str, example: AmbigExample) -> Item:
 # --------------------------------------------------------------------------- cache
 
 
-def read_cache(path: Path, questions: dict[str, str]) -> dict[str, Record]:
-    """Records cached at ``path`` for the ids in ``questions``; drops a half-written last line.
+def read_cache(path: Path, questions: dict[str, str], commit: str | None = None) -> dict[str, Record]:
+    """Records cached at ``path`` by ``commit`` for the ids in ``questions``; drops a half-written last line.
 
     DataError when a complete line is not a record or was made for another question.
     """
@@ -253,7 +256,8 @@ def read_cache(path: Path, questions: dict[str, str]) -> dict[str, Record]:
                 f"{path}: line {n}: id {record.id} was asked {record.question!r}, the data asks "
                 f"{questions[record.id]!r}; use another --out for other data"
             )
-        records[record.id] = record
+        if record.commit == commit:
+            records[record.id] = record
     return {k: v for k, v in records.items() if k in questions}
 
 
@@ -300,17 +304,19 @@ def _predict_paragraph(item: Item, pipeline: Pipeline, start: float) -> Record:
     return Record(item.id, item.question, result.paragraph, [result.paragraph_source or "none"], seconds, checks)
 
 
-def run_system(task: str, system: str, items: Sequence[Item], cache: Path, pipeline: Callable[[], Pipeline], progress: bool = True) -> list[Record]:
-    """Every item's record, predicting (and appending to ``cache``) only those not cached yet."""
+def run_system(
+    task: str, system: str, items: Sequence[Item], cache: Path, pipeline: Callable[[], Pipeline], progress: bool = True, commit: str | None = None
+) -> list[Record]:
+    """Every item's record, predicting (and appending to ``cache``) only those not cached by ``commit`` yet."""
     from tqdm import tqdm
 
-    done = read_cache(cache, {i.id: i.question for i in items})
+    done = read_cache(cache, {i.id: i.question for i in items}, commit)
     todo = [i for i in items if i.id not in done]
     with cache.open("a", encoding="utf-8") as f, tqdm(
         total=len(items), initial=len(items) - len(todo), desc=f"{task} {system}", unit="q", disable=not progress
     ) as bar:
         for item in todo:
-            done[item.id] = predict(task, system, item, pipeline)
+            done[item.id] = replace(predict(task, system, item, pipeline), commit=commit)
             f.write(json.dumps(asdict(done[item.id]), ensure_ascii=False) + "\n")
             f.flush()
             bar.update()
@@ -341,6 +347,7 @@ def evaluate(
     """
     from ambigdemo.fluency import fluency_markdown, fluency_report
 
+    commit = _commit()
     passages = pipeline().retriever.index.passages if task == "multi-answer" else None
     items, gold_text = load_items(task, data, limit, passages, subset)
     out.mkdir(parents=True, exist_ok=True)
@@ -354,7 +361,7 @@ def evaluate(
         extra, factory = {}, pipeline
         if system == "threshold":
             factory, extra["threshold"] = _threshold_system(pipeline, train)
-        records = run_system(task, system, items, out / f"cache{suffix}.jsonl", factory, progress)
+        records = run_system(task, system, items, out / f"cache{suffix}.jsonl", factory, progress, commit)
         predictions = out / f"predictions{suffix}.json"
         _write(predictions, json.dumps({r.id: r.prediction for r in records}, ensure_ascii=False))
         long_form = task == "paragraph-gold"
@@ -377,7 +384,7 @@ def evaluate(
         "n": len(items),
         "mean_gold_answers": round(sum(i.n_gold for i in items) / len(items), 4),
         "gold": gold.name,
-        "commit": _commit(),
+        "commit": commit,
         "config": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(config).items() if k != "admin_token"},
         "systems": reports,
     }
@@ -428,8 +435,6 @@ def _judge(config: Config) -> Generator:
 
 def _threshold_system(pipeline: Callable[[], Pipeline], train: Path) -> tuple[Callable[[], Pipeline], dict]:
     """The threshold baseline's pipeline (its finder tuned on ``train`` now) and the tuning record."""
-    from dataclasses import replace
-
     from ambigdemo.tuning import threshold_baseline
 
     base = pipeline()
@@ -544,11 +549,19 @@ def _write(path: Path, text: str) -> None:
 
 
 def _commit() -> str | None:
-    """``git describe --always --dirty`` of the checkout, or None outside git."""
+    """The checkout's short commit, ``-dirty`` if tracked files other than ``docs/results`` (the
+    outputs of evaluations) differ from it; None outside git."""
     from ambigdemo.config import ROOT
 
+    git = ["git", "-C", str(ROOT)]
     try:
-        done = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True, timeout=10)
+        head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10)
+        changed = subprocess.run(
+            [*git, "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)docs/results"],
+            capture_output=True, text=True, timeout=10,
+        )
     except OSError:
         return None
-    return done.stdout.strip() or None
+    if head.returncode != 0:
+        return None
+    return head.stdout.strip() + ("-dirty" if changed.stdout.strip() else "")
