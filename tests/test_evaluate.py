@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -203,14 +204,21 @@ def test_nq_open_keeps_line_ids(tmp_path, fast):
     assert run_score("nq-open", out / "gold.jsonl", out / "predictions.json") == scores
 
 
+def counting(pipeline) -> tuple[list, Callable]:
+    """A pipeline factory that records each call (each prediction not found in the cache)."""
+    calls = []
+
+    def factory():
+        calls.append(1)
+        return pipeline
+
+    return calls, factory
+
+
 def test_resume_skips_cached_ids_and_drops_a_torn_line(tmp_path, fast):
     data = write_json(tmp_path / "dev.json", AMBIGNQ)
     out = tmp_path / "out"
-    calls = []
-
-    def counted():
-        calls.append(1)
-        return fast
+    calls, counted = counting(fast)
 
     first = evaluate("ambigqa", data, out, fast.config, counted, limit=2, progress=False)
     cache = out / "cache.jsonl"
@@ -240,11 +248,7 @@ def test_predictions_cached_by_other_code_are_made_again(tmp_path, fast, monkeyp
 
     data = write_json(tmp_path / "dev.json", AMBIGNQ)
     out = tmp_path / "out"
-    calls = []
-
-    def counted():
-        calls.append(1)
-        return fast
+    calls, counted = counting(fast)
 
     monkeypatch.setattr(evaluate_module, "_commit", lambda: "old")
     evaluate("ambigqa", data, out, fast.config, counted, limit=2, progress=False)
