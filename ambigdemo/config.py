@@ -8,6 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_QUESTION_CHARS = 300
+READERS = ("llm", "heuristic")  # who finds the answers: the generator reading passages, or spaCy NER rules
 SHARED_DATA = ROOT.parent / "shared" / "data"
 AMBIGNQ_TRAIN = SHARED_DATA / "ambignq" / "train_light.json"
 NQ_OPEN_DEV = SHARED_DATA / "nq_open" / "NQ-open.dev.jsonl"
@@ -34,6 +35,10 @@ class Config:
     top_k: int = 8
     max_answers: int = 5
     use_generator: bool = True
+    reader: str = "llm"
+    reader_relevance: float = 0.9
+    reader_min_score: float = 0.45
+    reader_passages: int = 4
     sentence_similarity: bool = False
     max_new_tokens: int = 96
     threads: int = 0
@@ -51,11 +56,15 @@ class Config:
             rewriter_dir=Path(env["AMBIGDEMO_REWRITER"]) if env.get("AMBIGDEMO_REWRITER") else None,
             top_k=int(env.get("AMBIGDEMO_TOP_K", cls.top_k)),
             use_generator=env.get("AMBIGDEMO_GENERATOR", "1") != "0",
+            reader=env.get("AMBIGDEMO_READER", cls.reader),
+            reader_min_score=float(env.get("AMBIGDEMO_READER_MIN_SCORE", cls.reader_min_score)),
             threads=int(env.get("AMBIGDEMO_THREADS", cls.threads)),
             concurrency=int(env.get("AMBIGDEMO_CONCURRENCY", cls.concurrency)),
             admin_token=env.get("AMBIGDEMO_ADMIN_TOKEN", ""),
             annotator_daily_cap=int(env.get("AMBIGDEMO_DAILY_CAP", cls.annotator_daily_cap)),
         )
+        if base.reader not in READERS:
+            raise ValueError(f"AMBIGDEMO_READER must be one of {', '.join(READERS)}, got {base.reader!r}")
         return replace(base, **overrides)
 
     @property

@@ -3,7 +3,7 @@
 EDIT-F1 ignores word order, so a rewrite that scores well can still be word salad. Each rewrite
 that differs from its prompt is checked for form (one question ending in "?", the prompt's
 question word kept or made a typed "what"/"which" phrase, no word repeated back to back, no dangling function word before the "?") and
-scored by a fixed judge LM (the embedded SmolLM2): per-token perplexity of the rewrite over that
+scored by a fixed judge LM (the embedded generator): per-token perplexity of the rewrite over that
 of the prompt, both asked for the same way. A ratio above 1 reads worse than the prompt.
 """
 
@@ -87,7 +87,7 @@ def fluency_markdown(system: str, report: dict) -> str:
     lines = [
         f"**{system}**: {report['changed']} of {report['rewrites']} rewrites differ from the prompt; "
         f"well-formed: {_pct(report['well_formed'])}; problems: {problems}; perplexity ratio "
-        f"(rewrite / prompt, judge SmolLM2-135M-Instruct): mean {mean}, median {median}",
+        f"(rewrite / prompt, judge: the embedded generator): mean {mean}, median {median}",
         "",
         "| prompt | rewrite | gold rewrite | ratio | problems |",
         "|---|---|---|---|---|",

@@ -13,11 +13,12 @@ from ambigdemo.runtimes.index import ArtifactError, PassageIndex, verify_manifes
 from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.runtimes.onnx import OnnxChatGenerator, OnnxEmbedder
 from ambigdemo.stages.answers import AnswerFinder
+from ambigdemo.stages.reader import LlmReader, MalformedOutput
 from ambigdemo.stages.retrieve import Retriever
 from ambigdemo.stages.rewrite import Rewriter, edit_of, ground
 from ambigdemo.stages.summarize import Summarizer
 from ambigdemo.text import normalize_answer
-from ambigdemo.types import Interpretation, Passage, Result
+from ambigdemo.types import Answer, Edit, Interpretation, Passage, Result
 
 log = logging.getLogger(__name__)
 REWRITE_NO_REPEAT = 3  # a rewrite repeats no three tokens of its own (greedy loops otherwise)
@@ -62,6 +63,7 @@ class Pipeline:
     finder: AnswerFinder
     rewriter: Rewriter
     summarizer: Summarizer
+    reader: LlmReader | None = None
     notice: str = ""
     load_ms: dict[str, float] = field(default_factory=dict)
 
@@ -88,15 +90,27 @@ class Pipeline:
             finder=AnswerFinder(nlp, embedder if config.sentence_similarity else None, max_answers=config.max_answers),
             rewriter=Rewriter(nlp, rewrite_model),
             summarizer=Summarizer(generator, config.max_new_tokens),
+            reader=cls._reader(config, generator),
             notice=notice,
             load_ms=timer.laps,
         )
 
+    @staticmethod
+    def _reader(config: Config, generator: OnnxChatGenerator | None) -> LlmReader | None:
+        if config.reader != "llm" or generator is None:
+            return None
+        return LlmReader(generator, config.reader_relevance, config.reader_min_score, config.reader_passages)
+
     def with_options(self, **options) -> "Pipeline":
-        """A view of this pipeline with other knobs (``top_k``, ``use_generator``), sharing the models."""
+        """A view of this pipeline with other knobs (``top_k``, ``use_generator``, ``reader``), sharing the models."""
         config = replace(self.config, **options)
+        generator = self.summarizer.generator if config.use_generator else None
         summarizer = self.summarizer if config.use_generator else Summarizer(None)
-        return replace(self, config=config, summarizer=summarizer)
+        generator = generator or (self.reader.generator if self.reader else None)
+        reader = self._reader(config, generator) if config.reader == "llm" else None
+        if reader is not None and self.reader is not None:
+            reader._prefix = self.reader._prefix
+        return replace(self, config=config, summarizer=summarizer, reader=reader)
 
     def stream(self, question: str) -> Iterator[Result]:
         """Partial results as they become available: passages, interpretations, then the paragraph."""
@@ -105,11 +119,30 @@ class Pipeline:
         result = Result(question=question)
         result.passages = self.retriever.search(question, self.config.top_k)
         timer.lap("retrieve")
-        answers = self.finder.find(question, result.passages)
+        reading = self.reader.read(question, result.passages) if self.reader else None
+        answers: list[Answer] = []
+        if reading is not None:
+            try:
+                for answer in reading.answers():
+                    known = [a.text for a in answers]
+                    answers = [answer if a.text == answer.text else a for a in answers] if answer.text in known else answers + [answer]
+                    if not result.interpretations:
+                        result.timings_ms = {**timer.laps, "first_interpretation": timer.total}
+                    result.interpretations = [Interpretation(question, a.text, a.passages, a.score, Edit(), "pending") for a in answers]
+                    yield result
+                result.source = "llm"
+            except MalformedOutput as exc:
+                log.warning("LLM reader output unreadable, answering with the heuristic reader: %s", exc)
+                reading, result.source = None, f"heuristic (the LLM's reply was unreadable: {exc})"
+                answers = self.finder.find(question, result.passages)
+        else:
+            result.source = "heuristic"
+            answers = self.finder.find(question, result.passages)
         timer.lap("answers")
-        result.interpretations = self.rewriter.rewrite(question, answers)
+        result.interpretations = self.rewriter.rewrite(question, answers, propose=reading.propose_rewrite if reading else None)
         timer.lap("rewrite")
-        result.timings_ms = dict(timer.laps, first_interpretation=timer.total)
+        first = result.timings_ms.get("first_interpretation", timer.total)
+        result.timings_ms = dict(timer.laps, first_interpretation=first)
         if not result.interpretations:
             result.message = NO_ANSWER
             result.timings_ms["total"] = timer.total

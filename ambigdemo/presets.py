@@ -123,8 +123,8 @@ EMBEDDED = Preset(
     name="embedded",
     description=(
         "Built locally from PyPI: all-MiniLM-L6-v2 int8 embedder "
-        f"({EMBEDDER_PACKAGE}/{EMBEDDER_FILE}, sha256 {EMBEDDER_SHA256[:12]}...), SmolLM2-135M-Instruct "
-        "exported to ONNX int8, and 12k Wikipedia lead passages. No network needed."
+        f"({EMBEDDER_PACKAGE}/{EMBEDDER_FILE}, sha256 {EMBEDDER_SHA256[:12]}...), Qwen2.5-Coder-0.5B-Instruct "
+        "(the reader and writer) exported to ONNX int4, and 12k Wikipedia lead passages. No network needed."
     ),
     origin="build",
     embedder_id=EMBEDDER_ID,

@@ -41,6 +41,33 @@ def normalize_answer(s: str) -> str:
     return " ".join(s.split())
 
 
+NUMBER_WORDS = dict(
+    zip(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "seventeen eighteen nineteen twenty".split(),
+        map(str, range(21)),
+    )
+)
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")
+
+
+def numbers_as_digits(text: str) -> str:
+    return " ".join(NUMBER_WORDS.get(w, w) for w in text.split())
+
+
+def mentions(text: str, answer: str) -> bool:
+    """Whether ``text`` states ``answer``: its normalised form (case, punctuation, articles, number words
+    as digits) is a phrase of the text, or, for a name of 2+ words, every word is in one sentence of it
+    ("Leonardo da Vinci" in "Leonardo di ser Piero da Vinci", "Donald Trump" in "Donald John Trump")."""
+    key = numbers_as_digits(normalize_answer(answer))
+    if not key:
+        return False
+    if f" {key} " in f" {numbers_as_digits(normalize_answer(text))} ":
+        return True
+    words = set(key.split())
+    return len(words) > 1 and any(words <= set(numbers_as_digits(normalize_answer(s)).split()) for s in _SENTENCES.split(text))
+
+
 def ptb_tokenize(s: str) -> list[str]:
     """Lowercased PTB-style tokens with punctuation removed, as the official AmbigQA script sees them.
 

@@ -54,6 +54,7 @@ class Result:
     interpretations: list[Interpretation] = field(default_factory=list)
     paragraph: str = ""
     paragraph_source: str = ""
+    source: str = ""
     passages: list[Passage] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     message: str = ""
@@ -72,6 +73,7 @@ class Result:
             "interpretations": [asdict(i) for i in self.interpretations],
             "paragraph": self.paragraph,
             "paragraph_source": self.paragraph_source,
+            "source": self.source,
             "passages": [asdict(p) for p in self.passages],
             "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
             "message": self.message,

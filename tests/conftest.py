@@ -121,7 +121,7 @@ def artifacts_dir() -> Path:
 
 
 def make_tiny_llama(folder: Path, tokenizer_file: Path, tied: bool = False) -> Path:
-    """A random 2-layer Llama with the embedded generator's tokenizer: SmolLM2's shape in seconds."""
+    """A random 2-layer Llama with the embedded generator's tokenizer: a small generator's shape in seconds."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 

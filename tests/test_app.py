@@ -47,7 +47,7 @@ def test_api_lists_the_ask_endpoint(client):
 def test_api_ask_returns_the_result_dict(client, pipeline):
     data = client.predict(EIFFEL, api_name="/ask")
     assert_result_shape(data, EIFFEL)
-    assert any("1889" in i["answer"] for i in data["interpretations"])
+    assert any("1887" in i["answer"] or "1889" in i["answer"] for i in data["interpretations"])
     by_id = {p["id"]: p for p in data["passages"]}
     for i in data["interpretations"]:
         assert any(normalize_answer(i["answer"]) in normalize_answer(by_id[pid]["text"]) for pid in i["passages"])

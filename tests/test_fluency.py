@@ -1,4 +1,4 @@
-"""Rewrite fluency: form checks, and the judge LM (the real embedded SmolLM2) preferring a fluent rewrite."""
+"""Rewrite fluency: form checks, and the judge LM (the real embedded generator) preferring a fluent rewrite."""
 
 from __future__ import annotations
 

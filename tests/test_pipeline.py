@@ -29,10 +29,10 @@ def _norm_in(needle: str, haystack: str) -> bool:
     return normalize_answer(needle) in normalize_answer(haystack)
 
 
-def test_eiffel_tower_answer_includes_1889(answered):
+def test_eiffel_tower_answer_is_when_it_was_built(answered):
     result = answered[EIFFEL]
     assert result.answered
-    assert any("1889" in i.answer for i in result.interpretations), result.interpretations
+    assert any("1887" in i.answer or "1889" in i.answer for i in result.interpretations), result.interpretations
 
 
 def test_netherlands_capital_includes_amsterdam(answered):
@@ -171,10 +171,10 @@ EXAMPLES = json.loads((ROOT / "assets" / "examples.json").read_text(encoding="ut
 def test_every_example_in_the_app_gets_its_listed_answers(pipeline, example):
     result = pipeline.with_options(use_generator=False).ask(example["question"])
     found = {normalize_answer(i.answer) for i in result.interpretations}
-    if not example["answers"]:
-        assert result.message == NO_ANSWER and not found
+    assert example["answers"], "every listed example is one the embedded corpus answers"
     for answer in example["answers"]:
         assert any(normalize_answer(answer) in f for f in found), (answer, found)
+    assert (len(found) > 1) == example["ambiguous"], found
 
 
 def test_the_answer_path_never_imports_torch(tmp_path):

@@ -1,7 +1,7 @@
 """The rewriter's fine-tuning: examples from AmbigNQ, loss on the rewrite only, a resumed run equal to an
 uninterrupted one, and the int4 ONNX export loaded by the pipeline's rewriter.
 
-A tiny random Llama with the embedded generator's tokenizer stands in for SmolLM2 (seconds, not hours).
+A tiny random Llama with the embedded generator's tokenizer stands in for the embedded generator (seconds, not hours).
 """
 
 from __future__ import annotations

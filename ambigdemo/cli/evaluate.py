@@ -6,7 +6,8 @@ one go in, one rewrite per answer comes out), ``multi-answer`` (answers only, on
 questions the embedded corpus supports: :mod:`ambigdemo.support`; their ids go to ``subset.txt``)
 ``paragraph-gold`` (ASQA's long answer from qd-gold's inputs: the gold rewrites and answers, with
 passages retrieved for each; scored by STR-EM and citation checks) and ``nq-open`` (one answer,
-exact match). ``--subset FILE`` keeps only the ids listed in FILE (one per line). Systems: ``pipeline``; for qd-gold ``copy`` (every
+exact match). ``--subset FILE`` keeps only the ids listed in FILE (one per line). Systems: ``pipeline``
+(the configured reader, the LLM by default), ``heuristic`` (the same pipeline with the spaCy-rule reader); for qd-gold ``copy`` (every
 rewrite is the prompt question); for multi-answer ``threshold`` (the reader's answers above one
 score threshold, tuned on AmbigNQ train's supported subset, as in the AmbigQA paper's baseline).
 
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from ambigdemo.runtimes.onnx import Generator
 
 TASKS = ("ambigqa", "qd-gold", "multi-answer", "paragraph-gold", "nq-open")
-SYSTEMS = ("pipeline", "copy", "threshold")
+SYSTEMS = ("pipeline", "heuristic", "copy", "threshold")
 ONLY = {"copy": "qd-gold", "threshold": "multi-answer"}
 SUBSET = "subset.txt"
 PLOT = "f1_by_answers.png"
@@ -361,6 +362,8 @@ def evaluate(
         extra, factory = {}, pipeline
         if system == "threshold":
             factory, extra["threshold"] = _threshold_system(pipeline, train)
+        elif system == "heuristic":
+            factory = functools.cache(lambda: pipeline().with_options(reader="heuristic"))
         records = run_system(task, system, items, out / f"cache{suffix}.jsonl", factory, progress, commit)
         predictions = out / f"predictions{suffix}.json"
         _write(predictions, json.dumps({r.id: r.prediction for r in records}, ensure_ascii=False))

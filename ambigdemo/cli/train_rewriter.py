@@ -1,6 +1,6 @@
 """``train-rewriter``: fine-tune the embedded generator to write disambiguated questions (AmbigNQ train).
 
-``python -m ambigdemo train-rewriter --out runs/rewriter --export models/rewriter`` trains SmolLM2-135M-Instruct
+``python -m ambigdemo train-rewriter --out runs/rewriter --export models/rewriter`` trains the embedded generator (Qwen2.5-Coder-0.5B-Instruct)
 (the embedded preset's GGUF) with the hyperparameters given, resumes from the last checkpoint in
 ``--out`` after a kill, and exports the result as an int4 ONNX generator folder; the app uses it with
 ``AMBIGDEMO_REWRITER=models/rewriter``.
@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train-rewriter", help="fine-tune the generator to rewrite questions (resumable)", description=__doc__.splitlines()[0])
     p.add_argument("--data", type=Path, default=TRAIN, help="AmbigNQ train JSON (default: ../shared/data/ambignq/train_light.json)")
     p.add_argument("--out", type=Path, required=True, help="run folder: checkpoints, train_config.json, final/")
-    p.add_argument("--base", type=Path, help="a transformers model folder (default: the embedded SmolLM2 GGUF)")
+    p.add_argument("--base", type=Path, help="a transformers model folder (default: the embedded generator's GGUF)")
     p.add_argument("--export", type=Path, help="also export the result as an int4 ONNX generator folder here")
     p.add_argument("--epochs", type=float, default=1.0)
     p.add_argument("--max-steps", type=int, default=-1, help="stop after N optimizer steps (default: the epochs)")
@@ -32,20 +32,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ambigdemo.artifacts import GENERATOR_GGUF, GENERATOR_PACKAGE, PresetPaths
+    from ambigdemo.artifacts import PresetPaths, generator_gguf
     from ambigdemo.config import Config
-    from ambigdemo.corpus import package_file
     from ambigdemo.datasets import DataError
     from ambigdemo.train_rewriter import TrainConfig, export, train
 
-    tokenizer = PresetPaths(Config.from_env().models_dir / "embedded").generator / "tokenizer.json"
+    models_dir = Config.from_env().models_dir
+    tokenizer = PresetPaths(models_dir / "embedded").generator / "tokenizer.json"
     if not tokenizer.is_file():
         print(f"error: {tokenizer} is missing: run python -m ambigdemo build first", file=sys.stderr)
         return 2
     if args.base:
         base, gguf_file = args.base, None
     else:
-        gguf = package_file(GENERATOR_PACKAGE, GENERATOR_GGUF)
+        gguf = generator_gguf(models_dir / "cache")
         base, gguf_file = gguf.parent, gguf.name
     config = TrainConfig(
         data=str(args.data), epochs=args.epochs, max_steps=args.max_steps, batch_size=args.batch_size,

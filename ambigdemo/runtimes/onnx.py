@@ -18,6 +18,8 @@ from tokenizers import Tokenizer
 
 from ambigdemo.runtimes.specs import EmbedderSpec, GeneratorSpec
 
+KEEP_LOGITS = "num_logits_to_keep"  # the input ``export.keep_last_logits`` adds
+
 def make_session(path: Path, threads: int = 0) -> ort.InferenceSession:
     """A CPU session; ``threads`` 0 lets onnxruntime use every core."""
     options = ort.SessionOptions()
@@ -88,7 +90,7 @@ class Message:
     content: str
 
 def render_chatml(messages: list[Message], system_prompt: str = "") -> str:
-    """ChatML, the format SmolLM2-Instruct was tuned on, ending with the assistant's turn."""
+    """ChatML, the format SmolLM2- and Qwen2.5-Instruct were tuned on, ending with the assistant's turn."""
     turns = list(messages)
     if system_prompt and (not turns or turns[0].role != "system"):
         turns.insert(0, Message("system", system_prompt))
@@ -97,9 +99,13 @@ def render_chatml(messages: list[Message], system_prompt: str = "") -> str:
 
 
 class Generator(Protocol):
-    """Streams text for a chat conversation."""
+    """Streams text for a chat conversation, or continues a :class:`Context` (a prefix read once)."""
 
     def stream(self, messages: list[Message], max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> Iterator[str]: ...
+
+    def context(self, prefix: str = "") -> "Context": ...
+
+    def decode(self, context: "Context", max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> Iterator[str]: ...
 
     def score(self, messages: list[Message], completion: str) -> float: ...
 
@@ -122,18 +128,24 @@ class OnnxChatGenerator:
         self.eos_ids = set(spec.eos_token_ids)
         self.system_prompt = spec.system_prompt
         self.max_context = spec.max_context
-        self.past_names = [i.name for i in self.session.get_inputs() if i.name.startswith("past_key_values")]
-        first = self.session.get_inputs()[[i.name for i in self.session.get_inputs()].index(self.past_names[0])]
+        inputs = self.session.get_inputs()
+        self.slices_logits = any(i.name == KEEP_LOGITS for i in inputs)
+        self.past_names = [i.name for i in inputs if i.name.startswith("past_key_values")]
+        first = next(i for i in inputs if i.name == self.past_names[0])
         self.kv_heads, self.head_dim = int(first.shape[1]), int(first.shape[3])
 
     def render(self, messages: list[Message]) -> str:
         return render_chatml(messages, self.system_prompt)
 
+    def encode(self, text: str) -> list[int]:
+        return self.tokenizer.encode(text, add_special_tokens=False).ids
+
     def _empty_cache(self) -> dict[str, np.ndarray]:
         shape = (1, self.kv_heads, 0, self.head_dim)
         return {name: np.zeros(shape, dtype=np.float32) for name in self.past_names}
 
-    def _forward(self, ids: list[int], past: dict[str, np.ndarray], offset: int) -> tuple[np.ndarray, dict]:
+    def _forward(self, ids: list[int], past: dict[str, np.ndarray], offset: int, keep: int = 1) -> tuple[np.ndarray, dict]:
+        """Logits of (at least) the last ``keep`` positions and the grown cache."""
         n = len(ids)
         feed = {
             "input_ids": np.array([ids], dtype=np.int64),
@@ -141,18 +153,20 @@ class OnnxChatGenerator:
             "position_ids": np.arange(offset, offset + n, dtype=np.int64)[None, :],
             **past,
         }
+        if self.slices_logits:
+            feed[KEEP_LOGITS] = np.array([keep], dtype=np.int64)
         outputs = self.session.run(None, feed)
-        present = dict(zip(self.past_names, outputs[1:]))
-        return outputs[0][0], present
+        return outputs[0][0], dict(zip(self.past_names, outputs[1:]))
 
-    def stream(self, messages: list[Message], max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> Iterator[str]:
-        """Yields the growing completion text after each new token."""
-        prompt = self.tokenizer.encode(self.render(messages), add_special_tokens=False).ids
-        prompt = prompt[-(self.max_context - max_new_tokens) :]
-        logits, past = self._forward(prompt, self._empty_cache(), 0)
+    def context(self, prefix: str = "") -> "Context":
+        """A fresh context, after ``prefix`` (raw text, e.g. a rendered system turn) if given."""
+        return Context(self).extend(prefix) if prefix else Context(self)
+
+    def decode(self, context: "Context", max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> Iterator[str]:
+        """Greedy completion after ``context``, yielded as growing text; ``context`` grows with every token."""
         out: list[int] = []
         for _ in range(max_new_tokens):
-            scores = logits[-1].copy()
+            scores = context.logits.copy()
             scores[banned_tokens(out, self.no_repeat_ngram)] = -np.inf
             token = int(np.argmax(scores))
             if token in self.eos_ids:
@@ -164,7 +178,12 @@ class OnnxChatGenerator:
                 yield text[:cut]
                 return
             yield text
-            logits, past = self._forward([token], past, len(prompt) + len(out) - 1)
+            context.extend_ids([token])
+
+    def stream(self, messages: list[Message], max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> Iterator[str]:
+        """Yields the growing completion text after each new token."""
+        prompt = self.encode(self.render(messages))[-(self.max_context - max_new_tokens) :]
+        yield from self.decode(Context(self).extend_ids(prompt), max_new_tokens, stop)
 
     def generate(self, messages: list[Message], max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> str:
         text = ""
@@ -174,15 +193,59 @@ class OnnxChatGenerator:
 
     def score(self, messages: list[Message], completion: str) -> float:
         """Mean negative log-likelihood per token of ``completion`` after the prompt (for perplexity)."""
-        prompt = self.tokenizer.encode(self.render(messages), add_special_tokens=False).ids
-        target = self.tokenizer.encode(completion, add_special_tokens=False).ids
+        prompt = self.encode(self.render(messages))
+        target = self.encode(completion)
         if not target:
             return 0.0
-        logits, _ = self._forward(prompt + target, self._empty_cache(), 0)
+        logits, _ = self._forward(prompt + target, self._empty_cache(), 0, keep=len(prompt) + len(target))
         logits = logits[len(prompt) - 1 : -1]
         logits = logits - logits.max(axis=-1, keepdims=True)
         logp = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))
         return float(-logp[np.arange(len(target)), target].mean())
+
+
+class Context:
+    """A token sequence and its KV cache: a chat that grows turn by turn without re-reading its history.
+
+    ``fork`` shares the cache (onnxruntime returns new arrays, so no run changes an earlier one):
+    several turns continue one prefix, so passages are read once for answers, rewrites and paragraph.
+    """
+
+    def __init__(self, generator: OnnxChatGenerator):
+        self.generator = generator
+        self.ids: list[int] = []
+        self.past = generator._empty_cache()
+        self.logits = np.zeros(0, dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def extend_ids(self, ids: list[int]) -> "Context":
+        if len(self.ids) + len(ids) > self.generator.max_context:
+            raise ValueError(f"{len(self.ids) + len(ids)} tokens exceed the model's context of {self.generator.max_context}")
+        logits, self.past = self.generator._forward(ids, self.past, len(self.ids))
+        self.logits, self.ids = logits[-1], self.ids + ids
+        return self
+
+    def extend(self, text: str) -> "Context":
+        return self.extend_ids(self.generator.encode(text))
+
+    def fork(self) -> "Context":
+        twin = Context.__new__(Context)
+        twin.generator, twin.ids, twin.past, twin.logits = self.generator, list(self.ids), dict(self.past), self.logits
+        return twin
+
+    def reply(self, max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> Iterator[str]:
+        """The assistant's reply, streamed; afterwards the context holds it, closed for the next turn."""
+        for text in self.generator.decode(self, max_new_tokens, stop):
+            yield text
+        self.extend("<|im_end|>\n")
+
+    def ask(self, content: str, max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> Iterator[str]:
+        """A ChatML user turn and the assistant's streamed reply."""
+        self.extend(f"<|im_start|>user\n{content}<|im_end|>\n<|im_start|>assistant\n")
+        yield from self.reply(max_new_tokens, stop)
+
 
 def banned_tokens(tokens: list[int], n: int) -> list[int]:
     """The tokens that would complete an n-gram already in ``tokens`` (none when ``n`` is 0)."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ambigdemo.corpus import split_sentences
 from ambigdemo.runtimes.onnx import Embedder
-from ambigdemo.text import normalize_answer
+from ambigdemo.text import normalize_answer, numbers_as_digits
 from ambigdemo.types import Answer, Passage
 
 STOPWORDS = frozenset(
@@ -67,15 +67,15 @@ def _counted_noun(question: str) -> str:
         if word in STOPWORDS:
             break
         phrase.append(word)
-    return _stem(phrase[-1]) if phrase else ""
+    return stem(phrase[-1]) if phrase else ""
 
 
 def content_words(text: str) -> set[str]:
     """Lowercased non-stopword tokens, lightly stemmed so 'wrote'/'written' still differ but 'songs'/'song' match."""
-    return {_stem(w) for w in re.findall(r"\w+", text.lower()) if w not in STOPWORDS}
+    return {stem(w) for w in re.findall(r"\w+", text.lower()) if w not in STOPWORDS}
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     for suffix in ("'s", "ies", "es", "s"):
         if len(word) > 4 and word.endswith(suffix):
             return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
@@ -144,7 +144,7 @@ class Cluster:
         municipality" does not.
         """
         best = self.best
-        titles = [_bare_title(m.passage.title) for m in self.mentions if _is_name_of(m.passage.title, m.text)]
+        titles = [bare_title(m.passage.title) for m in self.mentions if is_name_of(m.passage.title, m.text)]
         shown = titles[0] if titles else max(self.mentions, key=lambda m: (len(m.text.split()), m.score)).text
         aliases = sorted({m.text for m in self.mentions} - {shown})
         passages = list(dict.fromkeys([best.passage.id] + [m.passage.id for m in self.mentions]))
@@ -179,7 +179,7 @@ class AnswerFinder:
             for ent in merged_entities(doc):
                 prior = qtype.labels.get(ent.label_, 0.0)
                 text = _clean_span(ent.text)
-                if prior <= 0 or not text or _echoes_question(text, qnorm, qwords) or not _plausible(text, ent.label_, qtype):
+                if prior <= 0 or not text or echoes_question(text, qnorm, qwords) or not _plausible(text, ent.label_, qtype):
                     continue
                 features = {
                     "passage": passage.score,
@@ -220,7 +220,7 @@ def cluster(candidates: list[Candidate]) -> list[Cluster]:
         key = normalize_answer(cand.text)
         if not key:
             continue
-        home = next((c for c in clusters if any(_same_answer(key, k) for k in c.keys())), None)
+        home = next((c for c in clusters if any(same_answer(key, k) for k in c.keys())), None)
         if home is None:
             clusters.append(Cluster([cand]))
         else:
@@ -228,8 +228,10 @@ def cluster(candidates: list[Candidate]) -> list[Cluster]:
     return sorted(clusters, key=lambda c: -c.score)
 
 
-def _same_answer(a: str, b: str) -> bool:
-    """Aliases: equal, or the shorter one's words are a contiguous run of the longer's ('obama' ~ 'barack obama')."""
+def same_answer(a: str, b: str) -> bool:
+    """Aliases: equal (number words as digits: 'eleven' ~ '11'), or the shorter one's words are a contiguous
+    run of the longer's ('obama' ~ 'barack obama')."""
+    a, b = numbers_as_digits(a), numbers_as_digits(b)
     if a == b:
         return True
     short, long = sorted((a, b), key=len)
@@ -253,38 +255,38 @@ def merged_entities(doc) -> list:
     return merged
 
 
-def _bare_title(title: str) -> str:
+def bare_title(title: str) -> str:
     """An article title without its disambiguating parenthesis ('Mercury (planet)' -> 'Mercury')."""
     return re.sub(r"\s*\(.*\)$", "", title)
 
 
-def _is_name_of(title: str, text: str) -> bool:
+def is_name_of(title: str, text: str) -> bool:
     """The mention is the article's subject in full or fuller form ('Barack Hussein Obama II' for 'Barack Obama')."""
-    head, key = normalize_answer(_bare_title(title)).split(), normalize_answer(text).split()
+    head, key = normalize_answer(bare_title(title)).split(), normalize_answer(text).split()
     return bool(head) and set(head) <= set(key)
 
 
 def _names_title(text: str, title: str) -> float:
     """1 when the candidate is the passage's subject ('Amsterdam' in the article Amsterdam), 0.5 for part
     of it or for a fuller form of it ('Barack Hussein Obama II' in the article Barack Obama)."""
-    key, head = normalize_answer(text), normalize_answer(_bare_title(title))
+    key, head = normalize_answer(text), normalize_answer(bare_title(title))
     if not key or not head:
         return 0.0
     if key == head:
         return 1.0
-    return 0.5 if _same_answer(key, head) or _is_name_of(title, text) else 0.0
+    return 0.5 if same_answer(key, head) or is_name_of(title, text) else 0.0
 
 
 def _counts(doc, ent, noun: str) -> bool:
     """A number that counts what a 'how many' question asks about ('eleven players', 'two teams' does not)."""
-    return bool(noun) and any(_stem(t.lower_) == noun for t in doc[ent.end : ent.end + 3])
+    return bool(noun) and any(stem(t.lower_) == noun for t in doc[ent.end : ent.end + 3])
 
 
 def _overlap(qwords: set[str], words: set[str]) -> float:
     return len(qwords & words) / len(qwords) if qwords else 0.0
 
 
-def _echoes_question(text: str, qnorm: str, qwords: set[str]) -> bool:
+def echoes_question(text: str, qnorm: str, qwords: set[str]) -> bool:
     """An entity that only repeats the question ('Bolivia' for 'capital of Bolivia') is no answer."""
     words = content_words(text)
     return (bool(words) and words <= qwords) or f" {normalize_answer(text)} " in f" {qnorm} "
@@ -292,7 +294,7 @@ def _echoes_question(text: str, qnorm: str, qwords: set[str]) -> bool:
 
 def _proximity(doc, ent, qwords: set[str]) -> float:
     """1 when a question word is next to the entity, falling off with distance in tokens."""
-    positions = [t.i for t in doc if _stem(t.lower_) in qwords]
+    positions = [t.i for t in doc if stem(t.lower_) in qwords]
     if not positions:
         return 0.0
     distance = min(min(abs(p - ent.start), abs(p - (ent.end - 1))) for p in positions)

@@ -9,6 +9,7 @@ A generator may propose a rewrite first; it is shown only if it passes :func:`ch
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ambigdemo.corpus import split_sentences
@@ -22,7 +23,8 @@ QUALIFIER_LABELS = ("DATE", "EVENT", "GPE", "LOC", "ORG", "WORK_OF_ART", "FAC", 
 WH_WORDS = ("who", "whom", "whose", "what", "which", "when", "where", "why", "how")
 MAX_ADDED, MAX_REMOVED = 6, 3
 GOLD_MAX_ADDED, GOLD_MAX_REMOVED = 10, 4  # 95% of AmbigNQ train's rewrites fit; 6 and 3 fit 80%
-TYPED_WH = ("what", "which")  # "Who won?" -> "Which team won?" names the answer's type
+TYPED_WH = ("what", "which")
+Proposer = Callable[[Answer], str]  # "Who won?" -> "Which team won?" names the answer's type
 REWRITE_SYSTEM = (
     "You rewrite ambiguous questions. Change as few words as possible so that the question has only the "
     "given answer, and never include that answer. Reply with the question only."
@@ -86,14 +88,17 @@ class Rewriter:
     generator: Generator | None = None
     max_new_tokens: int = 40
 
-    def rewrite(self, question: str, answers: list[Answer]) -> list[Interpretation]:
+    def rewrite(self, question: str, answers: list[Answer], propose: Proposer | None = None) -> list[Interpretation]:
         """One interpretation per answer that a grounded, checked edit can single out.
+
+        ``propose`` (the LLM reader's rewrite from the answer's own passage) is tried first, instead
+        of the configured generator; the rule-built edits remain the fallback.
 
         An answer no checked edit distinguishes is dropped rather than shown with an invented
         question. If the best answer is one of those, or only one answer remains, the best answer
         answers the prompt question as asked: weaker answers never displace it.
         """
-        chosen = self._disambiguate(question, answers) if len(answers) > 1 else []
+        chosen = self._disambiguate(question, answers, propose=propose) if len(answers) > 1 else []
         readings = [i for i in chosen if i is not None]
         if len(readings) > 1 and chosen[0] is not None:
             return readings
@@ -109,9 +114,11 @@ class Rewriter:
         chosen = self._disambiguate(question, grounded, gold=True)
         return [c or _as_asked(question, a) for a, c in zip(grounded, chosen)]
 
-    def _disambiguate(self, question: str, answers: list[Answer], gold: bool = False) -> list[Interpretation | None]:
+    def _disambiguate(
+        self, question: str, answers: list[Answer], gold: bool = False, propose: Proposer | None = None
+    ) -> list[Interpretation | None]:
         """Per answer, its first checked rewrite not already taken by an earlier answer, or None."""
-        proposals = [self._options(question, a, [o for o in answers if o is not a], gold) for a in answers]
+        proposals = [self._options(question, a, [o for o in answers if o is not a], gold, propose) for a in answers]
         chosen: list[Interpretation | None] = []
         seen = {normalize_answer(question)}
         for answer, options in zip(answers, proposals):
@@ -123,8 +130,13 @@ class Rewriter:
             chosen.append(Interpretation(text, answer.text, answer.passages, answer.score, edit_of(question, text), source))
         return chosen
 
-    def _options(self, question: str, answer: Answer, others: list[Answer], gold: bool = False) -> list[tuple[str, str]]:
+    def _options(
+        self, question: str, answer: Answer, others: list[Answer], gold: bool = False, propose: Proposer | None = None
+    ) -> list[tuple[str, str]]:
         """Candidate rewrites, best first: the generator's (if it passes), modifiers, qualifiers, title.
+
+        With ``propose`` (the LLM reader) only its proposal and modifiers: a date or title qualifier
+        ("... in 2023?") passes the checks but rarely names what tells the readings apart.
 
         For given (``gold``) answers, as in AmbigQA's QD setting, the generator's proposal passes on
         form alone (:func:`check_rewrite` without evidence): most gold answers are in no passage of
@@ -132,18 +144,20 @@ class Rewriter:
         """
         evidence = f"{answer.context} {_title(answer)}"
         generated = []
-        if self.generator is not None:
-            proposal = self._generate(question, answer, others)
+        if propose is not None or self.generator is not None:
+            proposal, source = (propose(answer), "llm") if propose is not None else (self._generate(question, answer, others), "generator")
             if proposal and check_rewrite(question, proposal, answer, None if gold else evidence) is None:
-                generated.append((proposal, "generator"))
+                if not any(normalize_answer(o.text) in normalize_answer(proposal) for o in others):
+                    generated.append((proposal, source))
         options = []
         shared = set().union(*(content_words(o.context) for o in others)) if others else set()
         doc = self.nlp(answer.context)
         options += [(t, "modifier") for t in _modifier_rewrites(question, doc, answer, shared)]
-        options += [(t, "qualifier") for t in _qualifier_rewrites(question, doc, answer, shared)]
-        title = _title(answer)
-        if title and not content_words(title) <= content_words(question):
-            options.append((f"{question.rstrip(' ?')} in the context of {title}?", "title"))
+        if propose is None:  # an LLM reader's answer is shown only with its own or a modifier edit
+            options += [(t, "qualifier") for t in _qualifier_rewrites(question, doc, answer, shared)]
+            title = _title(answer)
+            if title and not content_words(title) <= content_words(question):
+                options.append((f"{question.rstrip(' ?')} in the context of {title}?", "title"))
         return generated + [(t, s) for t, s in options if check_rewrite(question, t, answer, evidence + " context") is None]
 
     def _generate(self, question: str, answer: Answer, others: list[Answer]) -> str:

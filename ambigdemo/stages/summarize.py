@@ -1,21 +1,23 @@
 """One long-form paragraph that covers every interpretation and cites its passages as [n].
 
-The generator writes it (streamed); the text is shown as final only if :func:`check_paragraph`
-passes: every answer named, every sentence cites a passage, no citation points nowhere, and no
-answer-like span is stated that its cited passage does not contain. Otherwise the evidence-based
-construction of :func:`evidence_paragraph` is shown instead; generation stops at the first
-finished sentence that fails, so a hopeless draft costs little.
+The generator writes one sentence per interpretation from that interpretation's evidence sentence
+(streamed token by token), and the citation of its passage is appended to it: every sentence cites
+by construction. A sentence is kept only if :func:`check_written` passes (it names its answer, states
+no other answer, does not repeat itself); otherwise that interpretation gets its evidence-based
+sentence instead. The whole paragraph must then pass :func:`check_paragraph`, else the evidence-based
+paragraph of :func:`evidence_paragraph` is shown. Asked for a whole paragraph at once, the 0.5B
+reader's model invented facts and looped ("He is the leader of the United States [1]. He is ...").
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ambigdemo.corpus import split_sentences as _split
-from ambigdemo.runtimes.onnx import Generator, Message
-from ambigdemo.text import normalize_answer
+from ambigdemo.runtimes.onnx import Generator
+from ambigdemo.text import mentions, normalize_answer
 from ambigdemo.types import Interpretation, Passage
 
 CITATION = re.compile(r"\[(\d+)\]")
@@ -23,7 +25,6 @@ QUOTED = re.compile("\u201c[^\u201d]*\u201d")
 CONTINUES = re.compile(r"\[\d+\]|[a-z]")
 ABBREVIATION = re.compile(r"(?:\b[A-Z]|\b(?:St|Mr|Mrs|Ms|Dr|Jr|Sr|Mt|vs|No))\.$")
 MIN_WORDS = 4  # a bare "Pelé [2]." answers nothing as a paragraph
-SYSTEM = "You are a helpful assistant. You write short, factual paragraphs that use only the facts given."
 
 
 def split_sentences(text: str) -> list[str]:
@@ -65,8 +66,7 @@ def check_paragraph(text: str, interpretations: list[Interpretation], passages: 
     """Why a generated paragraph may not be shown, or None when it passes."""
     if not text.strip():
         return "empty"
-    norm = normalize_answer(text)
-    missing = [i.answer for i in interpretations if normalize_answer(i.answer) not in norm]
+    missing = [i.answer for i in interpretations if not mentions(text, i.answer)]
     if missing:
         return f"does not name {missing[0]!r}"
     for sentence in split_sentences(text):
@@ -94,10 +94,10 @@ def uncited_answers(sentence: str, answers: list[list[str]], passages: list[Pass
     """The answers (aliases each) that ``sentence`` states, as whole words outside the questions it
     quotes or its citation marks, although no passage it cites contains them."""
     refs = [int(n) for n in CITATION.findall(sentence) if 1 <= int(n) <= len(passages)]
-    support = f" {normalize_answer(' '.join(passages[n - 1].text for n in refs))} "
-    said = f" {normalize_answer(CITATION.sub(' ', QUOTED.sub(' ', sentence)))} "
-    stated = [[k for k in map(normalize_answer, aliases) if k and f" {k} " in said] for aliases in answers]
-    return [found[0] for found in stated if found and not any(f" {k} " in support for k in found)]
+    support = [f"{passages[n - 1].title}. {passages[n - 1].text}" for n in refs]
+    said = CITATION.sub(" ", QUOTED.sub(" ", sentence))
+    stated = [[a for a in aliases if normalize_answer(a) and mentions(said, a)] for aliases in answers]
+    return [normalize_answer(found[0]) for found in stated if found and not any(mentions(t, a) for a in found for t in support)]
 
 
 def paragraph_checks(text: str, answers: list[list[str]], passages: list[Passage]) -> dict[str, int]:
@@ -110,13 +110,6 @@ def paragraph_checks(text: str, answers: list[list[str]], passages: list[Passage
     }
 
 
-def finished_sentences(draft: str) -> list[str]:
-    """Sentences of a growing draft that are complete: all but the last one, and any line that ended."""
-    lines = draft.split("\n")
-    done = [s for line in lines[:-1] for s in split_sentences(line)]
-    return done + split_sentences(lines[-1])[:-1]
-
-
 @dataclass(frozen=True)
 class Draft:
     """The paragraph so far; ``source`` is ``generated`` or ``evidence`` once ``final``."""
@@ -126,40 +119,98 @@ class Draft:
     source: str = ""
 
 
+WRITE_SYSTEM = (
+    "You write one sentence that answers a question with the given answer, using the words of the given "
+    "fact. Write only that sentence, and nothing the fact does not say."
+)
+WRITE_EXAMPLES = (
+    ("Pride and Prejudice is a novel by English author Jane Austen, published in 1813.",
+     "Who wrote Pride and Prejudice?", "Jane Austen", "Pride and Prejudice is a novel by the English author Jane Austen, published in 1813."),
+    ("Batman is a 1989 superhero film directed by Tim Burton. It stars Michael Keaton as Batman.",
+     "Who played Batman in the 1989 film?", "Michael Keaton", "Michael Keaton played Batman in the 1989 film directed by Tim Burton."),
+)
+MAX_SENTENCE_WORDS = 45
+REPEATED = re.compile(r"\b(\w+(?:\W+\w+){2})\b(?:\W+\w+)*?\W+\1\b", re.I)  # a three-word run said twice
+
+
+def write_turn(fact: str, question: str, answer: str) -> str:
+    return f"<|im_start|>user\nFact: {fact}\nQuestion: {question}\nAnswer: {answer}<|im_end|>\n<|im_start|>assistant\n"
+
+
+def write_prefix() -> str:
+    """System turn and worked examples of the sentence writer (read once, then forked per sentence)."""
+    turns = [f"<|im_start|>system\n{WRITE_SYSTEM}<|im_end|>\n"]
+    for fact, question, answer, sentence in WRITE_EXAMPLES:
+        turns.append(write_turn(fact, question, answer) + f"{sentence}<|im_end|>\n")
+    return "".join(turns)
+
+
+def degenerate(text: str) -> str | None:
+    """Why a written text is no sentence a person would keep: it repeats itself, runs on, or has placeholders."""
+    if len(text.split()) > MAX_SENTENCE_WORDS:
+        return "runs on"
+    if REPEATED.search(text):
+        return "repeats itself"
+    if re.search(r"\[(?!\d+\])[^\]]*\]|\n", text):
+        return "has a placeholder or a line break"
+    return None
+
+
+def evidence_sentence(interpretation: Interpretation, passages: list[Passage]) -> str:
+    """The sentence of the interpretation's passages that states its answer (else its first passage's first)."""
+    own = [p for p in passages if p.id in interpretation.passages]
+    sentences = [s for p in own for s in _split(p.text)]
+    return next((s for s in sentences if mentions(s, interpretation.answer)), sentences[0] if sentences else "")
+
+
+def check_written(sentence: str, interpretation: Interpretation, interpretations: list[Interpretation], passages: list[Passage]) -> str | None:
+    """Why a written sentence (its citation appended) may not stand for its interpretation."""
+    if not mentions(sentence, interpretation.answer):
+        return f"does not name {interpretation.answer!r}"
+    return degenerate(CITATION.sub("", sentence)) or check_sentence(sentence, interpretations, passages)
+
+
 @dataclass
 class Summarizer:
     """Writes the paragraph with a generator when there is one, checked, else from the evidence."""
 
     generator: Generator | None = None
-    max_new_tokens: int = 160
+    max_new_tokens: int = 60
+    _prefix: object = field(default=None, repr=False)
 
     def stream(self, question: str, interpretations: list[Interpretation], passages: list[Passage]) -> Iterator[Draft]:
-        """Drafts while generating, then the text to keep.
-
-        Generation stops at the first finished sentence that fails :func:`check_sentence`, so a
-        paragraph that cannot pass costs only the tokens up to its first bad sentence.
-        """
+        """Drafts while writing (finished sentences, then the one being written), then the text to keep."""
         fallback = Draft(evidence_paragraph(question, interpretations, passages), True, "evidence")
         if self.generator is None or not interpretations:
             yield fallback
             return
-        text = ""
-        messages = [Message("system", SYSTEM), Message("user", self.prompt(question, interpretations, passages))]
-        for text in self.generator.stream(messages, self.max_new_tokens, stop=("\n\n",)):
-            yield Draft(text)
-            if any(check_sentence(sentence, interpretations, passages) for sentence in finished_sentences(text)):
-                yield fallback
-                return
-        text = text.strip()
-        yield Draft(text, True, "generated") if check_paragraph(text, interpretations, passages) is None else fallback
-
-    def prompt(self, question: str, interpretations: list[Interpretation], passages: list[Passage]) -> str:
         numbers = citation_numbers(passages)
-        facts = "\n".join(
-            f"- {i.question} Answer: {i.answer} [{numbers.get(i.passages[0], 1)}]" for i in interpretations
-        )
-        return (
-            f"Question: {question}\nFacts:\n{facts}\n"
-            "Write one short paragraph that answers the question, mentioning every answer above with what "
-            "distinguishes it, and end every sentence with its [number]."
-        )
+        done: list[str] = []
+        written = 0
+        for interp in interpretations:
+            refs = "".join(f"[{numbers[pid]}]" for pid in interp.passages[:2] if pid in numbers)
+            fact = evidence_sentence(interp, passages)
+            text = ""
+            for text in self.write(fact, interp.question, interp.answer):
+                yield Draft(" ".join(done + [text]))
+            sentence = f"{text.strip().rstrip('.')} {refs}."
+            if refs and check_written(sentence, interp, interpretations, passages) is None:
+                written += 1
+            else:
+                sentence = evidence_paragraph(interp.question, [interp], passages)
+            done.append(sentence)
+            yield Draft(" ".join(done))
+        paragraph = " ".join(done)
+        if written == len(interpretations) and check_paragraph(paragraph, interpretations, passages) is None:
+            yield Draft(paragraph, True, "generated")
+        elif written and check_paragraph(paragraph, interpretations, passages) is None:
+            yield Draft(paragraph, True, "mixed")
+        else:
+            yield fallback
+
+    def write(self, fact: str, question: str, answer: str) -> Iterator[str]:
+        """One sentence answering ``question`` with ``answer`` from ``fact``, streamed."""
+        if self._prefix is None:
+            self._prefix = self.generator.context(write_prefix())
+        context = self._prefix.fork().extend(write_turn(fact, question, answer))
+        yield from self.generator.decode(context, self.max_new_tokens, stop=("\n",))

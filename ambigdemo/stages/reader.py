@@ -1,0 +1,205 @@
+"""The LLM reader: a small instruction-tuned model reads each relevant passage and says what answer it
+states, then rewrites the question for that answer from the same passage (one KV cache per passage).
+
+Why one passage at a time: asked to list every answer over several passages at once, the 0.5B and 1.5B
+models list each passage's subject or give one answer (measured in README); asked of one passage,
+they answer well, a different passage can give a different answer (AmbigQA's multi-answer questions),
+the first answer streams after one passage, and the rewrite continues that passage's cache.
+
+Which passages: those whose retrieval score is within ``relevance`` of the best one (and above
+``min_score``), at most ``max_passages``. Nothing the model says reaches the user unchecked: an
+answer must occur (or a normalised alias of it) in its passage, else it is dropped; a rewrite must
+pass :func:`~ambigdemo.stages.rewrite.check_rewrite`. If no passage gets a readable reply at all,
+:class:`MalformedOutput` tells the pipeline to answer with the heuristic reader instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ambigdemo.runtimes.onnx import Context, Generator
+from ambigdemo.stages.answers import (
+    STOPWORDS, bare_title, content_words, echoes_question, is_name_of, question_type, same_answer, stem,
+)
+from ambigdemo.text import NUMBER_WORDS, mentions, normalize_answer
+from ambigdemo.types import Answer, Passage
+
+SYSTEM = (
+    "You answer a question from one Wikipedia passage. Reply with the shortest answer that the passage "
+    "states (a name, date or number), in the passage's words. If the passage does not state the answer "
+    "to the question, reply: none"
+)
+REWRITE_TASK = (
+    "Rewrite the question so that {answer} is its only answer: add the few words from the passage that "
+    "make the difference and keep the other words. Do not put {answer} in the question. Reply with the "
+    "question only."
+)
+# Worked turns, read once at load as the prefix of every passage's context (no cost per question):
+# answers, a passage that does not answer, and a rewrite. (title, text, question, reply, rewrite)
+EXAMPLES = (
+    ("Alexander Graham Bell", "Alexander Graham Bell was a Scottish-born inventor who patented the first practical "
+     "telephone in 1876.", "Who invented the telephone?", "Alexander Graham Bell", ""),
+    ("Thomas Edison", "Thomas Edison was an American inventor who developed the phonograph and a long-lasting "
+     "light bulb.", "Who invented the telephone?", "none", ""),
+    ("Batman (1989 film)", "Batman is a 1989 superhero film directed by Tim Burton. It stars Michael Keaton as "
+     "Batman and Jack Nicholson as the Joker.", "Who played Batman?", "Michael Keaton",
+     "Who played Batman in the 1989 film?"),
+    ("Great Pyramid of Giza", "The Great Pyramid of Giza is the largest Egyptian pyramid. It was built as the tomb of "
+     "the pharaoh Khufu around 2560 BC.", "When was the Great Pyramid built?", "around 2560 BC", ""),
+)
+NONE = re.compile(r"^\W*(none|no answer|unknown|not stated|n/?a)\b", re.I)
+MAX_ANSWER_WORDS = 10
+VERB_STARTS = frozenset("regarded known considered described called named located born founded".split())
+class MalformedOutput(ValueError):
+    """No reply of the model could be read as an answer or "none"; the message quotes one."""
+
+
+def turn(role: str, content: str) -> str:
+    return f"<|im_start|>{role}\n{content}<|im_end|>\n"
+
+
+def passage_turn(title: str, text: str, question: str, max_words: int = 100) -> str:
+    """The user turn for one passage and the question, opening the assistant's reply."""
+    words = text.split()
+    clipped = text if len(words) <= max_words else " ".join(words[:max_words]) + " ..."
+    return turn("user", f"Passage: {title}: {clipped}\nQuestion: {question}") + "<|im_start|>assistant\n"
+
+
+def example_prefix() -> str:
+    """System turn and worked examples, rendered exactly as a real passage's turns are."""
+    parts = [turn("system", SYSTEM)]
+    for title, text, question, reply, rewrite in EXAMPLES:
+        parts += [passage_turn(title, text, question), f"{reply}<|im_end|>\n"]
+        if rewrite:
+            parts += [turn("user", REWRITE_TASK.format(answer=reply)), turn("assistant", rewrite)]
+    return "".join(parts)
+
+
+def parse_reply(reply: str) -> str | None:
+    """The answer of a reply, "" for an explicit none, None when it is no answer (empty, a sentence)."""
+    text = reply.strip().split("\n")[0].strip(" \"'\u201c\u201d.;:")
+    text = re.sub(r"^(the )?answer( is)?\s*[:\-]?\s*", "", text, flags=re.I).strip(" \"'\u201c\u201d.;:")
+    if NONE.match(text):
+        return ""
+    if not text or len(text.split()) > MAX_ANSWER_WORDS or not _name_like(text):
+        return None
+    return text
+
+
+def _name_like(text: str) -> bool:
+    """Short answers pass; a longer one must read as a name or title ("Nuestra Señora de La Paz"), not a
+    clause ("Regarded as the greatest singer of all time"): most of its content words capitalised or numbers."""
+    words = text.split()
+    if len(words) <= 3:
+        return True
+    content = [w for w in words if w.lower() not in STOPWORDS]
+    named = [w for w in content if w[:1].isupper() or w[:1].isdigit()]
+    return bool(content) and len(named) * 2 > len(content) and words[0].lower() not in VERB_STARTS
+
+
+def occurs_in(answer: str, passage: Passage) -> bool:
+    """The answer is stated by the passage, its title included (:func:`~ambigdemo.text.mentions`)."""
+    return mentions(f"{passage.title}. {passage.text}" if passage.title else passage.text, answer)
+
+
+def counts(answer: str, noun: str, passage: Passage) -> bool:
+    """For a "how many <noun>" question: the passage puts the answer's number right before that noun
+    ("two teams of eleven players" counts players with eleven, not with two)."""
+    number = normalize_answer(answer).split()[:1]
+    words = normalize_answer(passage.text).split()
+    digits = [NUMBER_WORDS.get(w, w) for w in words]
+    target = NUMBER_WORDS.get(number[0], number[0]) if number else ""
+    return any(w == target and noun in {stem(x) for x in words[i + 1 : i + 4]} for i, w in enumerate(digits))
+
+
+def relevant(passages: list[Passage], relevance: float, min_score: float, limit: int) -> list[Passage]:
+    """The passages worth reading: within ``relevance`` of the best retrieval score and above ``min_score``."""
+    if not passages:
+        return []
+    top = max(p.score for p in passages)
+    return [p for p in passages if p.score >= relevance * top and p.score >= min_score][:limit]
+
+
+@dataclass
+class Reading:
+    """One question being read: answers found so far, each with the cache of the passage it came from."""
+
+    reader: "LlmReader"
+    question: str
+    passages: list[Passage]
+    replies: dict[str, str] = field(default_factory=dict)
+    dropped: list[str] = field(default_factory=list)
+    _contexts: dict[str, Context] = field(default_factory=dict, repr=False)
+
+    def answers(self) -> Iterator[Answer]:
+        """Verified, distinct answers, one passage at a time in retrieval order; a later passage that
+        states an answer already found adds itself to that answer's passages (yielded again, updated)."""
+        qnorm, qwords = normalize_answer(self.question), content_words(self.question)
+        counted = question_type(self.question).counted
+        found: list[Answer] = []
+        readable = 0
+        for passage in relevant(self.passages, self.reader.relevance, self.reader.min_score, self.reader.max_passages):
+            context = self.reader.prefix().fork().extend(passage_turn(passage.title, passage.text, self.question, self.reader.passage_words))
+            reply = ""
+            for reply in self.reader.generator.decode(context, self.reader.max_answer_tokens, stop=("\n",)):
+                pass
+            self.replies[passage.id] = reply
+            text = parse_reply(reply)
+            readable += text is not None
+            if not text:
+                continue
+            if echoes_question(text, qnorm, qwords) or not occurs_in(text, passage) or (counted and not counts(text, counted, passage)):
+                self.dropped.append(text)
+                continue
+            if is_name_of(passage.title, text) and normalize_answer(bare_title(passage.title)) != normalize_answer(text):
+                text = bare_title(passage.title)  # "Neil Alden Armstrong" is shown as his article names him
+            key = normalize_answer(text)
+            same = next((i for i, a in enumerate(found) if same_answer(key, normalize_answer(a.text))), None)
+            if same is not None:
+                old = found[same]
+                found[same] = Answer(old.text, old.score, old.passages + [passage.id], old.aliases + [text], old.context)
+                yield found[same]
+                continue
+            found.append(Answer(text, round(passage.score, 4), [passage.id], context=passage.text))
+            self._contexts[text] = context
+            yield found[-1]
+            if len(found) >= self.reader.max_answers:
+                break
+        if self.replies and not readable:
+            raise MalformedOutput(f"no reply reads as an answer: {next(iter(self.replies.values()))[:200]!r}")
+
+    def propose_rewrite(self, answer: Answer) -> str:
+        """The model's rewrite of the question for ``answer``, continuing its passage's cache ("" if none)."""
+        context = self._contexts.get(answer.text)
+        if context is None:
+            return ""
+        fork = context.fork().extend("<|im_end|>\n")
+        text = ""
+        for text in fork.ask(REWRITE_TASK.format(answer=answer.text), self.reader.max_rewrite_tokens, stop=("\n",)):
+            pass
+        return text.strip().strip("\"'\u201c\u201d")
+
+
+@dataclass
+class LlmReader:
+    """Reads passages with one chat generator (ChatML); the examples' cache is computed once, on first use."""
+
+    generator: Generator
+    relevance: float = 0.9
+    min_score: float = 0.45
+    max_passages: int = 4
+    passage_words: int = 100
+    max_answers: int = 5
+    max_answer_tokens: int = 16
+    max_rewrite_tokens: int = 32
+    _prefix: Context | None = field(default=None, repr=False)
+
+    def prefix(self) -> Context:
+        if self._prefix is None:
+            self._prefix = self.generator.context(example_prefix())
+        return self._prefix
+
+    def read(self, question: str, passages: list[Passage]) -> Reading:
+        return Reading(self, question, passages)
