@@ -36,7 +36,7 @@ def rewriter(pipeline) -> Rewriter:
 
 
 def _in_text(answer: str, text: str) -> bool:
-    return normalize_answer(answer) in normalize_answer(text)
+    return mentions(text, answer)
 
 
 # --- retrieve -------------------------------------------------------------------------------------
@@ -408,14 +408,14 @@ def test_sentence_similarity_feature_uses_query_and_passage_encodings(pipeline):
 
 def test_a_qualifier_is_never_of_the_type_the_question_asks_for(pipeline):
     """'When did the Soviet Union collapse in 1964?' names another answer, not a reading."""
-    result = pipeline.with_options(use_generator=False).ask("When did the Soviet Union collapse?")
+    result = pipeline.with_options(use_generator=False, reader="heuristic").ask("When did the Soviet Union collapse?")
     assert result.interpretations
     for i in result.interpretations:
         assert not re.search(r"\b(1\d{3}|20\d{2})\b", " ".join(i.edit.added)), i.question
 
 
 def test_an_inserted_modifier_takes_the_right_article(pipeline):
-    result = pipeline.with_options(use_generator=False).ask("How many players are on a football team?")
+    result = pipeline.with_options(use_generator=False, reader="heuristic").ask("How many players are on a football team?")
     questions = [i.question for i in result.interpretations]
     assert any(" an A" in q for q in questions), questions
     assert not any(re.search(r"\ba [AEIOU]", q) for q in questions), questions
@@ -423,7 +423,7 @@ def test_an_inserted_modifier_takes_the_right_article(pipeline):
 
 def test_a_modifier_never_splits_a_name_of_the_question(pipeline):
     """The evidence's "the engineer Gustave Eiffel" must not turn into "the engineer Gustave Eiffel Tower"."""
-    result = pipeline.with_options(use_generator=False).ask("When was the Eiffel Tower built?")
+    result = pipeline.with_options(use_generator=False, reader="heuristic").ask("When was the Eiffel Tower built?")
     assert result.interpretations
     for i in result.interpretations:
         assert "Eiffel Tower" in i.question, i.question
@@ -431,7 +431,7 @@ def test_a_modifier_never_splits_a_name_of_the_question(pipeline):
 
 def test_a_rewrite_never_adds_a_word_of_its_answer(pipeline):
     """"What is the capital of South Africa in the context of Cape Town?" names its answer, Cape Town."""
-    result = pipeline.with_options(use_generator=False).ask("What is the capital of South Africa?")
+    result = pipeline.with_options(use_generator=False, reader="heuristic").ask("What is the capital of South Africa?")
     assert len(result.interpretations) >= 2
     for i in result.interpretations:
         assert not content_words(" ".join(i.edit.added)) & content_words(i.answer), i

@@ -104,6 +104,12 @@ def occurs_in(answer: str, passage: Passage) -> bool:
     return mentions(f"{passage.title}. {passage.text}" if passage.title else passage.text, answer)
 
 
+def surface(answer: str, passage: Passage) -> str:
+    """The answer as the passage writes it ("pretoria" -> "Pretoria"), when the passage has it verbatim but for case."""
+    m = re.search(rf"(?<!\w){re.escape(answer)}(?!\w)", f"{passage.title}. {passage.text}", re.I)
+    return m.group(0) if m else answer
+
+
 def counts(answer: str, noun: str, passage: Passage) -> bool:
     """For a "how many <noun>" question: the passage puts the answer's number right before that noun
     ("two teams of eleven players" counts players with eleven, not with two)."""
@@ -155,6 +161,7 @@ class Reading:
                 continue
             if is_name_of(passage.title, text) and normalize_answer(bare_title(passage.title)) != normalize_answer(text):
                 text = bare_title(passage.title)  # "Neil Alden Armstrong" is shown as his article names him
+            text = surface(text, passage)
             key = normalize_answer(text)
             same = next((i for i, a in enumerate(found) if same_answer(key, normalize_answer(a.text))), None)
             if same is not None:
