@@ -49,11 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.index:
         overrides["index_dir"] = Path(args.index)
     config = Config.from_env(**overrides)
-    if os.environ.get("SPACE_ID"):
-        prepare_space(config.models_dir)
-    else:
-        build_embedded(config.models_dir / "embedded")
     try:
+        if os.environ.get("SPACE_ID"):
+            prepare_space(config.models_dir)
+        else:
+            build_embedded(config.models_dir / "embedded")
         pipeline = Pipeline.load(config)
     except ArtifactError as exc:
         print(f"error: {exc}", file=sys.stderr)

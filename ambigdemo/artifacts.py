@@ -48,6 +48,14 @@ class PresetPaths:
         return self.root / "index"
 
 
+def check_models_dir(folder: Path) -> None:
+    """ArtifactError if the models folder (``AMBIGDEMO_MODELS_DIR``) exists but is not a folder."""
+    if folder.exists() and not folder.is_dir():
+        raise ArtifactError(
+            f"AMBIGDEMO_MODELS_DIR is {folder}, a file: it must be a folder of presets (default: models/ in the app's folder)"
+        )
+
+
 def verify(paths: PresetPaths, deep: bool = True, rebuild: str = BUILD_COMMAND) -> None:
     """Raise :class:`ArtifactError` naming the first missing or corrupt file of a preset."""
     for folder in (paths.embedder, paths.generator, paths.index):
@@ -62,6 +70,7 @@ CURRENT = {  # what a build by older code lacks
 def build_embedded(root: Path, progress: bool = True, only: tuple[str, ...] = ()) -> PresetPaths:
     """Build whatever of the embedded preset is missing or fails verification."""
     paths = PresetPaths(Path(root))
+    check_models_dir(paths.root.parent)
     steps = {"embedder": _build_embedder, "generator": _build_generator, "index": _build_index}
     for name, step in steps.items():
         if only and name not in only:

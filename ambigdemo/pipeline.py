@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
-from ambigdemo.artifacts import BUILD_COMMAND, PresetPaths, verify
+from ambigdemo.artifacts import BUILD_COMMAND, PresetPaths, check_models_dir, verify
 from ambigdemo.config import MAX_QUESTION_CHARS, Config
 from ambigdemo.runtimes.index import ArtifactError, PassageIndex, verify_manifest
 from ambigdemo.runtimes.nlp import load_spacy
@@ -17,7 +20,7 @@ from ambigdemo.stages.reader import LlmReader, MalformedOutput
 from ambigdemo.stages.retrieve import Retriever
 from ambigdemo.stages.rewrite import Rewriter, edit_of, ground
 from ambigdemo.stages.summarize import Summarizer
-from ambigdemo.text import normalize_answer
+from ambigdemo.text import normalize_answer, visible
 from ambigdemo.types import Answer, Edit, Interpretation, Passage, Result
 
 log = logging.getLogger(__name__)
@@ -29,18 +32,34 @@ class QuestionError(ValueError):
     """The question cannot be answered as typed (empty, too long); the message says why."""
 
 
+WHAT_IT_ANSWERS = (
+    "ambigdemo answers questions in English about topics of its Wikipedia passages, such as "
+    "“What is the capital of South Africa?” or “Who wrote Harry Potter?”."
+)
+
+
 def clean_question(question: str | None) -> str:
-    """Trimmed question, or QuestionError with a message for the user."""
-    text = " ".join((question or "").split())
+    """Trimmed question without control or bidi-override characters, or QuestionError saying what to ask."""
+    text = " ".join(visible(question or "").split())
     if not text:
         raise QuestionError("Please type a question.")
     if len(text) > MAX_QUESTION_CHARS:
         raise QuestionError(f"Questions are limited to {MAX_QUESTION_CHARS} characters; yours has {len(text)}.")
-    return text
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) >= 3 and _latin_share(letters) >= 0.5:
+        return text
+    if len(letters) < 3:
+        raise QuestionError(f"“{text}” is not a question in words. {WHAT_IT_ANSWERS}")
+    raise QuestionError(f"This looks like a question in another language. {WHAT_IT_ANSWERS}")
+
+
+def _latin_share(letters: list[str]) -> float:
+    return sum(c.isascii() or "LATIN" in unicodedata.name(c, "") for c in letters) / len(letters)
 
 
 def resolve_preset(config: Config) -> tuple[PresetPaths, str]:
     """The preset to load and a notice; an absent or incomplete non-default preset falls back to embedded."""
+    check_models_dir(config.models_dir)
     paths = PresetPaths(config.preset_dir)
     if config.preset == "embedded":
         verify(paths)
@@ -54,6 +73,19 @@ def resolve_preset(config: Config) -> tuple[PresetPaths, str]:
         embedded = PresetPaths(config.models_dir / "embedded")
         verify(embedded)
         return embedded, notice
+
+
+def index_rebuild_command(index_dir: Path | None) -> str:
+    """The command that rebuilds an index: ``build`` for the preset's own, ``build-index`` for a custom one."""
+    if index_dir is None:
+        return BUILD_COMMAND
+    try:
+        source = json.loads((Path(index_dir) / "manifest.json").read_text(encoding="utf-8")).get("source") or ""
+    except (OSError, ValueError):
+        source = ""
+    name = source.split(" (")[0]  # the manifest's source reads "passages.tsv (1234 bytes)"
+    passages = name if Path(name).suffix in (".tsv", ".jsonl", ".json") else "PASSAGES.tsv"
+    return f"python -m ambigdemo build-index {passages} --out {index_dir}"
 
 
 @dataclass
@@ -75,9 +107,10 @@ class Pipeline:
         paths, notice = resolve_preset(config)
         timer.lap("verify")
         embedder = OnnxEmbedder(paths.embedder, config.threads)
-        index = PassageIndex.load(config.index_dir or paths.index, rebuild=BUILD_COMMAND)
+        index = PassageIndex.load(config.index_dir or paths.index, rebuild=index_rebuild_command(config.index_dir))
         timer.lap("index")
-        generator = OnnxChatGenerator(paths.generator, config.threads) if config.use_generator else None
+        needs_generator = config.use_generator or config.reader == "llm"
+        generator = OnnxChatGenerator(paths.generator, config.threads) if needs_generator else None
         rewrite_model = None
         if config.rewriter_dir:
             verify_manifest(config.rewriter_dir, "python -m ambigdemo train-rewriter --out RUN --export DIR")
@@ -89,7 +122,7 @@ class Pipeline:
             retriever=Retriever(embedder, index),
             finder=AnswerFinder(nlp, embedder if config.sentence_similarity else None, max_answers=config.max_answers),
             rewriter=Rewriter(nlp, rewrite_model),
-            summarizer=Summarizer(generator, config.max_new_tokens),
+            summarizer=Summarizer(generator if config.use_generator else None, config.max_new_tokens),
             reader=cls._reader(config, generator),
             notice=notice,
             load_ms=timer.laps,
@@ -104,10 +137,12 @@ class Pipeline:
     def with_options(self, **options) -> "Pipeline":
         """A view of this pipeline with other knobs (``top_k``, ``use_generator``, ``reader``), sharing the models."""
         config = replace(self.config, **options)
-        generator = self.summarizer.generator if config.use_generator else None
-        summarizer = self.summarizer if config.use_generator else Summarizer(None)
-        generator = generator or (self.reader.generator if self.reader else None)
-        reader = self._reader(config, generator) if config.reader == "llm" else None
+        generator = (self.reader.generator if self.reader else None) or self.summarizer.generator
+        if not config.use_generator or generator is None:
+            summarizer = Summarizer(None)
+        else:
+            summarizer = self.summarizer if self.summarizer.generator is not None else Summarizer(generator, config.max_new_tokens)
+        reader = self._reader(config, generator)
         if reader is not None and self.reader is not None:
             reader._prefix = self.reader._prefix
         return replace(self, config=config, summarizer=summarizer, reader=reader)

@@ -100,6 +100,16 @@ def _take(counter: Counter, token: str) -> bool:
     return False
 
 
+# Control characters (but tab and newline) and the bidirectional embeddings, overrides and isolates:
+# shown as typed they reorder the text around them (a question ending in U+202E garbles the page).
+_INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """``text`` without control and bidirectional-override characters (nothing else changes)."""
+    return _INVISIBLE.sub("", text)
+
+
 def word_diff(prompt: str, rewrite: str) -> list[tuple[str, str]]:
     """Aligned word-level diff for display: ``("=", w)``, ``("+", w)`` or ``("-", w)`` in reading order."""
     from difflib import SequenceMatcher

@@ -11,7 +11,7 @@ import pytest
 from ambigdemo.ui import render
 from ambigdemo.ui.ask import answer_stream
 
-HOSTILE = ["<script>alert(1)</script>", "**x**", "<img src=x onerror=alert(1)>?", "Où est la tour Eiffel ? 🗼"]
+HOSTILE = ["<script>alert(1)</script>", "**x**", "<img src=x onerror=alert(1)>?", "Où est la tour Eiffel ? 🗼", "**Who** wrote [Harry](x) Potter?"]
 
 
 class Tags(HTMLParser):
@@ -40,7 +40,7 @@ def fast(pipeline):
 
 @pytest.fixture(scope="module")
 def ambiguous(fast):
-    return fast.ask("How many players are on a football team?")
+    return fast.ask("What is the capital of South Africa?")
 
 
 def all_html(result) -> str:
@@ -59,7 +59,7 @@ def test_cards_one_per_interpretation_with_working_citations(ambiguous):
     tags = Tags(html).tags
     cards = [a for t, a in tags if a.get("data-testid") == "interpretation"]
     assert len(cards) == len(ambiguous.interpretations) >= 2
-    assert f"{len(ambiguous.interpretations)} interpretations" in html
+    assert f"{len(ambiguous.interpretations)} answers: the question can be read" in html
     links = [a["href"] for t, a in tags if t == "a"]
     assert links and all(re.fullmatch(r"#passage-[1-8]", h) for h in links)
     passage_ids = {a.get("id") for t, a in Tags(render.passages_html(ambiguous.passages)).tags if t == "li"}
@@ -79,6 +79,33 @@ def test_diff_html_marks_added_and_removed_words():
     assert "<del>won</del>" in render.diff_html("Who won it?", "Who lost it?")
 
 
+def test_cards_show_no_internal_labels(ambiguous):
+    """Issue 15: cards showed "modifier · score 0.90", "qualifier", "prompt"; those stay in the JSON."""
+    text = re.sub(r"<[^>]+>", " ", render.interpretations_html(ambiguous))
+    for internal in ("modifier", "qualifier", "prompt", "score", "llm", "pending"):
+        assert internal not in text
+    assert [f"Reading {n}" in text for n in range(1, len(ambiguous.interpretations) + 1)]
+    assert {i.source for i in ambiguous.interpretations} <= {"llm", "modifier", "prompt"}
+
+
+def test_a_rewrite_keeps_the_question_s_own_spacing():
+    """Issue 15: "<script>" was re-spaced as "< script >" in the cards."""
+    html = render.diff_html("What is <script>x</script>?", "What is <script>x</script> in 1990?")
+    assert html == "What is &lt;script&gt;x&lt;/script&gt; <ins>in</ins> <ins>1990</ins>?"
+    assert render.diff_html("Who won the world cup in 2010?", "Who won the FIFA world cup?") == (
+        "Who won the <ins>FIFA</ins> world cup <del>in</del> <del>2010</del>?"
+    )
+
+
+@pytest.mark.parametrize("mark", ["\u202e", "\u202d", "\u2066", "\u200f", "\x07", "\x1b"])
+def test_control_and_bidi_characters_never_reach_the_page(fast, mark):
+    """Issue 15: a question ending in U+202E garbled the paragraph's display."""
+    result = fast.ask(f"Who wrote Harry Potter?{mark}")
+    html = all_html(result) + render.diff_html(f"Who wrote it?{mark}", f"Who {mark}wrote it?")
+    assert mark not in html and mark not in result.question
+    assert render.escape(f"a{mark}b") == "ab"
+
+
 def test_paragraph_links_only_existing_passages():
     html = render.paragraph_html("A [1]. B [2][8]. C [9]. D [0].", 8)
     hrefs = [a["href"] for t, a in Tags(html).tags if t == "a"]
@@ -92,7 +119,7 @@ def test_paragraph_links_only_existing_passages():
 def test_single_answer_and_no_answer(fast):
     single = fast.ask("Who painted the Mona Lisa?")
     if len(single.interpretations) == 1:
-        assert "One clear answer" in render.interpretations_html(single)
+        assert "One answer found in the passages" in render.interpretations_html(single)
     none = fast.ask("Who sings What a Beautiful Name?")
     html = render.interpretations_html(none)
     assert 'data-testid="no-answer"' in html and "No answer found" in html
@@ -100,13 +127,12 @@ def test_single_answer_and_no_answer(fast):
 
 @pytest.mark.parametrize("question", HOSTILE)
 def test_hostile_questions_are_rendered_escaped(fast, question):
-    result = fast.ask(question)
-    html = all_html(result)
+    html = "".join(list(answer_stream(fast, question))[-1])
     assert "<script" not in html.lower()
     assert tag_names(html) <= ALLOWED, tag_names(html)
     for _, attrs in Tags(html).tags:
         assert not any(k.startswith("on") for k in attrs), attrs
-    if "<" in question and result.interpretations:
+    if "<" in question and 'data-testid="interpretation"' in html:
         assert "&lt;" in html
 
 
@@ -123,7 +149,14 @@ def test_hostile_text_from_every_field_is_escaped(ambiguous):
 
 
 def test_ask_tab_stream_shows_an_input_error_for_empty_and_long_questions(fast):
-    for question, message in (("", "Please type a question."), ("y" * 301, "limited to 300 characters")):
+    """Issue 15: "42" was answered "Bible"; punctuation and other scripts get a message saying what the app answers."""
+    for question, message in (
+        ("", "Please type a question."),
+        ("y" * 301, "limited to 300 characters"),
+        ("42", "is not a question in words"),
+        ("?!?", "is not a question in words"),
+        ("Кто написал Гарри Поттера?", "another language"),
+    ):
         [(cards, paragraph, passages, timings)] = list(answer_stream(fast, question))
         assert 'data-testid="input-error"' in cards and message in cards
         assert paragraph == passages == timings == ""

@@ -11,7 +11,7 @@ from ambigdemo.stages.answers import AnswerFinder, cluster, content_words, quest
 from ambigdemo.stages.retrieve import Retriever
 from ambigdemo.stages.rewrite import Rewriter, check_rewrite, edit_of, wh_word
 from ambigdemo.stages.summarize import (
-    CITATION, Draft, Summarizer, check_paragraph, check_written, degenerate, evidence_paragraph, split_sentences,
+    CITATION, Draft, Summarizer, check_paragraph, check_written, degenerate, evidence_paragraph, loops, split_sentences,
 )
 from ambigdemo.text import mentions, normalize_answer
 from ambigdemo.types import Answer, Edit, Interpretation, Passage
@@ -365,6 +365,21 @@ def test_each_written_sentence_names_its_answer_and_cites_its_passage(pipeline, 
 )
 def test_degenerate_sentences_are_rejected(sentence, why):
     assert degenerate(CITATION.sub("", sentence)) == why
+
+
+def test_a_looping_paragraph_never_passes_the_check(ambiguous):
+    """Issue 15: "...Mount Everest [2] and the two climbers are the two climbers the climbers are ..." was shown."""
+    question, interps, passages = ambiguous
+    good = evidence_paragraph(question, interps, passages)
+    first = interps[0]
+    n = first_cited(first, passages)
+    assert check_paragraph(good, interps, passages) is None
+    looping = good + f" The {first.answer} players are the {first.answer} players the players are on the team [{n}]."
+    assert check_paragraph(looping, interps, passages) == "repeats itself"
+    said_twice = good + " " + good.split(". ")[-1]
+    assert check_paragraph(said_twice, interps, passages) == "repeats a sentence"
+    legit = "Donald Trump is the 47th president of the United States and was the 45th president of the United States"
+    assert not loops(legit)
 
 
 def test_a_written_sentence_stating_another_answer_is_not_kept(ambiguous):

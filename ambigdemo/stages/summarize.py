@@ -69,11 +69,13 @@ def check_paragraph(text: str, interpretations: list[Interpretation], passages: 
     missing = [i.answer for i in interpretations if not mentions(text, i.answer)]
     if missing:
         return f"does not name {missing[0]!r}"
-    for sentence in split_sentences(text):
-        why = check_sentence(sentence, interpretations, passages)
+    sentences = split_sentences(text)
+    for sentence in sentences:
+        why = check_sentence(sentence, interpretations, passages) or ("repeats itself" if loops(CITATION.sub("", sentence)) else None)
         if why:
             return why
-    return None
+    said = [normalize_answer(CITATION.sub("", s)) for s in sentences]
+    return "repeats a sentence" if len(set(said)) < len(said) else None
 
 
 def check_sentence(sentence: str, interpretations: list[Interpretation], passages: list[Passage]) -> str | None:
@@ -130,7 +132,6 @@ WRITE_EXAMPLES = (
      "Who played Batman in the 1989 film?", "Michael Keaton", "Michael Keaton played Batman in the 1989 film directed by Tim Burton."),
 )
 MAX_SENTENCE_WORDS = 45
-REPEATED = re.compile(r"\b(\w+(?:\W+\w+){2})\b(?:\W+\w+)*?\W+\1\b", re.I)  # a three-word run said twice
 
 
 def write_turn(fact: str, question: str, answer: str) -> str:
@@ -145,11 +146,26 @@ def write_prefix() -> str:
     return "".join(turns)
 
 
+def loops(text: str) -> bool:
+    """Greedy decoding's loop: a run of 2-4 words said again at once or one word later ("the two climbers
+    are the two climbers"), or a run of 3 said three times. "President of the United States" said twice
+    apart is no loop."""
+    tokens = re.findall(r"\w+", text.lower())
+    for n in (2, 3, 4):
+        grams = [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
+        for i, gram in enumerate(grams):
+            if gram in (grams[i + n : i + n + 2]):
+                return True
+        if n == 3 and any(grams.count(g) >= 3 for g in set(grams)):
+            return True
+    return False
+
+
 def degenerate(text: str) -> str | None:
     """Why a written text is no sentence a person would keep: it repeats itself, runs on, or has placeholders."""
     if len(text.split()) > MAX_SENTENCE_WORDS:
         return "runs on"
-    if REPEATED.search(text):
+    if loops(text):
         return "repeats itself"
     if re.search(r"\[(?!\d+\])[^\]]*\]|\n", text):
         return "has a placeholder or a line break"

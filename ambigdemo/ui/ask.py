@@ -10,7 +10,7 @@ import gradio as gr
 
 from ambigdemo.config import ROOT
 from ambigdemo.pipeline import Pipeline, QuestionError
-from ambigdemo.ui import render
+from ambigdemo.ui import ANSWERING, render
 
 EXAMPLES_FILE = ROOT / "assets" / "examples.json"
 
@@ -65,10 +65,11 @@ def build(pipeline: Pipeline) -> None:
         except QuestionError as exc:
             raise gr.Error(str(exc)) from exc
 
+    limit = {"concurrency_id": ANSWERING, "concurrency_limit": pipeline.config.concurrency}
     for trigger in (ask.click, question.submit):
-        trigger(stream, inputs=question, outputs=outputs, api_visibility="private")
+        trigger(stream, inputs=question, outputs=outputs, api_visibility="private", **limit)
     for button in example_buttons:
         button.click(lambda text: text, inputs=button, outputs=question, api_visibility="private").then(
-            stream, inputs=question, outputs=outputs, api_visibility="private"
+            stream, inputs=question, outputs=outputs, api_visibility="private", **limit
         )
-    gr.api(ask_api, api_name="ask")
+    gr.api(ask_api, api_name="ask", **limit)

@@ -30,6 +30,7 @@ from ambigdemo import __version__
 from ambigdemo.config import Config
 from ambigdemo.runtimes.store import CRITERIA_LABELS, Judgment, JudgmentStore, StoreError, utc_now
 from ambigdemo.systems import Arena, Pair, SystemAnswer
+from ambigdemo.ui import ANSWERING
 
 log = logging.getLogger(__name__)
 
@@ -372,13 +373,12 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
     judge_outputs = [state, skipped, *buttons, status]
     next_outputs = [state, question, answer_a, answer_b, acc_a, acc_b, *radios, comment, *buttons, status]
     load = _identified(load_pair, 2, space, generator=True)
-    next_btn.click(load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private",
-                   concurrency_id="compare-next")
+    limit = {"concurrency_id": ANSWERING, "concurrency_limit": config.concurrency}
+    next_btn.click(load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private", **limit)
     for button, verdict in ((submit_btn, "vote"), (bad_btn, "both_bad")):
         button.click(_identified(judge(verdict), len(inputs), space), inputs=[name, *inputs], outputs=judge_outputs,
                      api_visibility="private", trigger_mode="always_last", concurrency_id="compare-judge")
     skip_btn.click(_identified(judge("skip"), len(inputs), space), inputs=[name, *inputs], outputs=judge_outputs,
                    api_visibility="private", concurrency_id="compare-judge").then(
-        load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private",
-        concurrency_id="compare-next")
+        load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private", **limit)
     return session

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import re
-from html import escape
+from html import escape as _html_escape
 
 from ambigdemo.corpus import WIKI_CREDIT
-from ambigdemo.text import word_diff
+from ambigdemo.text import visible, word_diff
 from ambigdemo.types import Interpretation, Passage, Result
 
 CITATION = re.compile(r"\[(\d+)\]")
+WORD = re.compile(r"\w+(?:[-'\u2019]\w+)*|[^\w\s]", re.UNICODE)  # the tokens of ``text.words``, with their places
+
+
+def escape(text: str) -> str:
+    """HTML-escaped, control and bidirectional-override characters removed: what every shown text goes through."""
+    return _html_escape(visible(text))
 
 
 def anchor(n: int) -> str:
@@ -17,22 +23,31 @@ def anchor(n: int) -> str:
 
 
 def diff_html(prompt: str, rewrite: str) -> str:
-    """The rewrite with added words in <ins> and removed words in <del>."""
-    parts = []
+    """The rewrite as written (its own spacing kept), added words in <ins>, removed words in <del> where they were."""
+    prompt, rewrite = visible(prompt), visible(rewrite)
+    spans = [m.span() for m in WORD.finditer(rewrite)]
+    parts, j, end = [], 0, 0
     for op, word in word_diff(prompt, rewrite):
-        w = escape(word)
-        parts.append(f"<ins>{w}</ins>" if op == "+" else f"<del>{w}</del>" if op == "-" else w)
-    return re.sub(r" (?=(<(ins|del)>)?[?.!,;:])", "", " ".join(parts))
+        if op == "-":
+            parts.append(f" <del>{escape(word)}</del>")
+            continue
+        start, stop = spans[j]
+        gap, token = escape(rewrite[end:start]), escape(rewrite[start:stop])
+        parts.append(gap + (f"<ins>{token}</ins>" if op == "+" else token))
+        j, end = j + 1, stop
+    return "".join(parts).strip() + escape(rewrite[end:])
 
 
 def card_html(prompt: str, n: int, interp: Interpretation, numbers: dict[str, int], ambiguous: bool) -> str:
     links = " ".join(
         f'<a class="cite" href="#{anchor(numbers[pid])}">[{numbers[pid]}]</a>' for pid in interp.passages if pid in numbers
     )
-    label = f"Interpretation {n}" if ambiguous else "Unambiguous"
+    label = f"Reading {n}" if ambiguous else "Answer"
+    if interp.source == "pending":
+        label += " (finding the words that tell it apart…)" if ambiguous else ""
     return (
         f'<div class="ad-card" data-testid="interpretation">'
-        f'<div class="ad-label">{label} · {escape(interp.source)} · score {interp.score:.2f}</div>'
+        f'<div class="ad-label">{label}</div>'
         f'<div class="ad-question">{diff_html(prompt, interp.question)}</div>'
         f'<div class="ad-answer">{escape(interp.answer)} {links}</div></div>'
     )
@@ -43,9 +58,10 @@ def interpretations_html(result: Result) -> str:
         return f'<div class="ad-empty" data-testid="no-answer">{escape(result.message or "No answer found.")}</div>'
     numbers = {p.id: n for n, p in enumerate(result.passages, 1)}
     head = (
-        f'<div class="ad-summary">{len(result.interpretations)} interpretations: the question is ambiguous.</div>'
+        f'<div class="ad-summary">{len(result.interpretations)} answers: the question can be read '
+        f"{len(result.interpretations)} ways, each rewritten below to ask for one answer.</div>"
         if result.ambiguous
-        else '<div class="ad-summary">One clear answer.</div>'
+        else '<div class="ad-summary">One answer found in the passages.</div>'
     )
     cards = "".join(
         card_html(result.question, n, i, numbers, result.ambiguous) for n, i in enumerate(result.interpretations, 1)
@@ -94,4 +110,7 @@ CSS = """
 a.cite{padding:0 !important;margin:0 !important}
 .ad-credit{font-size:.8em;color:#57606a}
 .ad-empty{padding:10px;color:#9a6700}
+#examples{flex-wrap:wrap;gap:6px}
+#examples button{flex:1 1 auto;white-space:normal;max-width:100%}
+.ad-card,.ad-paragraph,.ad-passages{overflow-wrap:anywhere}
 """
