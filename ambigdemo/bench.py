@@ -33,13 +33,13 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
 
 
-def worker(n: int, use_generator: bool) -> dict:
+def worker(n: int, use_generator: bool, reader: str = "llm") -> dict:
     """In a fresh process: load, answer ``n`` questions, report timings and peak RSS."""
     start = time.perf_counter()
     from ambigdemo.config import Config
     from ambigdemo.pipeline import Pipeline
 
-    pipeline = Pipeline.load(Config.from_env(use_generator=use_generator))
+    pipeline = Pipeline.load(Config.from_env(use_generator=use_generator, reader=reader))
     cold = time.perf_counter() - start
     results = [pipeline.ask(q) for q in bench_questions(n)]
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -53,8 +53,9 @@ def worker(n: int, use_generator: bool) -> dict:
     }
 
 
-def run_worker(n: int, use_generator: bool) -> dict:
-    cmd = [sys.executable, "-m", "ambigdemo", "bench", "--worker", "-n", str(n)] + ([] if use_generator else ["--no-generator"])
+def run_worker(n: int, use_generator: bool, reader: str = "llm") -> dict:
+    cmd = [sys.executable, "-m", "ambigdemo", "bench", "--worker", "-n", str(n), "--reader", reader]
+    cmd += [] if use_generator else ["--no-generator"]
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -123,8 +124,31 @@ def onnx_vs_torch(repeats: int = 3, queries: int = 30, new_tokens: int = 32) -> 
         "embed_speedup": med["embed_torch"] / med["embed_onnx"],
         "gen_tokens_per_s": {"torch": new_tokens / med["gen_torch"], "onnx": new_tokens / med["gen_onnx"]},
         "gen_speedup": med["gen_torch"] / med["gen_onnx"],
+        "gen_bandwidth": bandwidth_share(paths.generator / "model.onnx", new_tokens / med["gen_onnx"]),
         "gen_nll_per_token": nll,
         "repeats": repeats,
+    }
+
+
+def bandwidth_share(model: Path, tokens_per_s: float, size_mb: int = 512, repeats: int = 5) -> dict:
+    """Decoding reads every weight once per token: weight bytes x tokens/s against the memory bandwidth
+    measured here (the median of ``repeats`` copies of a ``size_mb`` buffer, read and written)."""
+    import numpy as np
+
+    src = np.ones(size_mb * 2**20 // 8)
+    dst = np.empty_like(src)
+    seconds = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        np.copyto(dst, src)
+        seconds.append(time.perf_counter() - t)
+    bandwidth = 2 * src.nbytes / statistics.median(seconds)
+    weights = model.stat().st_size
+    return {
+        "weights_mb": weights / 2**20,
+        "measured_bandwidth_gb_s": bandwidth / 1e9,
+        "ceiling_tokens_per_s": bandwidth / weights,
+        "share_of_ceiling": tokens_per_s * weights / bandwidth,
     }
 
 
@@ -158,14 +182,14 @@ def _share(values: list[str], wanted: str) -> float:
 def run(n: int = 50, cold_runs: int = 3, compare: bool = True) -> dict:
     """Every figure of the README's table; medians over ``cold_runs`` fresh processes."""
     workers = [run_worker(n, use_generator=True) for _ in range(cold_runs)]
-    evidence_only = run_worker(n, use_generator=False)
+    evidence_only = run_worker(n, use_generator=False, reader="heuristic")
     runs = [r for w in workers for r in w["runs"]]
     answered = [r for w in workers for r, ok in zip(w["runs"], w["answered"]) if ok]
     report = {
         "questions": n,
         "stages": summarize_runs(runs),
         "stages_answered": summarize_runs(answered),
-        "stages_no_generator": summarize_runs(evidence_only["runs"]),
+        "stages_heuristic_no_generator": summarize_runs(evidence_only["runs"]),
         "cold_start_s": statistics.median(w["cold_start_s"] for w in workers),
         "peak_rss_mb": max(w["peak_rss_mb"] for w in workers),
         "torch_on_answer_path": any(w["torch_loaded"] for w in workers),

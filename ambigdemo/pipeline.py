@@ -186,6 +186,8 @@ class Pipeline:
         yield result
         for draft in self.summarizer.stream(question, result.interpretations, result.passages):
             result.paragraph, result.paragraph_source = draft.text, draft.source
+            if draft.text and "paragraph_start" not in result.timings_ms:
+                result.timings_ms["paragraph_start"] = timer.total
             if draft.final:
                 timer.lap("summarize")
                 result.timings_ms.update(summarize=timer.laps["summarize"], total=timer.total)

@@ -13,8 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def ask(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+def ask(*args: str, timeout: float = 240, **env_vars: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])), **env_vars}
     return subprocess.run(
         [sys.executable, "-m", "ambigdemo", "ask", *args],
         cwd=ROOT,
@@ -89,7 +89,18 @@ def test_ask_with_a_truncated_index_exits_2_naming_the_file(preset, tmp_path):
         fh.truncate(1000)
     proc = ask("When was the Eiffel Tower built?", "--index", str(folder))
     assert proc.returncode == 2
-    assert str(target) in proc.stderr and "python -m ambigdemo build" in proc.stderr
+    assert str(target) in proc.stderr
+    assert f"python -m ambigdemo build-index PASSAGES.tsv --out {folder}" in proc.stderr, "a custom index names build-index"
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_models_dir_that_is_a_file_is_a_one_line_error(preset, tmp_path):
+    """Issue 15: AMBIGDEMO_MODELS_DIR pointing at a file died with a raw NotADirectoryError traceback."""
+    not_a_folder = tmp_path / "models.txt"
+    not_a_folder.write_text("oops")
+    proc = ask("When was the Eiffel Tower built?", AMBIGDEMO_MODELS_DIR=str(not_a_folder))
+    assert proc.returncode == 2
+    assert f"AMBIGDEMO_MODELS_DIR is {not_a_folder}, a file" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

@@ -39,6 +39,8 @@ def everyday(pipeline):
         ("none", ""),
         ("None of the passage says so.", ""),
         ("Nuestra Señora de La Paz", "Nuestra Señora de La Paz"),
+        ("Vatican City, an independent microstate enclaved within the city of Rome", "Vatican City"),
+        ("15 April 1912, in the North Atlantic", "15 April 1912"),
         ("", None),
         ("Regarded as the greatest singer of all time", None),
         ("Penicillin has been discovered by several actors and many other people in the world", None),
@@ -46,6 +48,11 @@ def everyday(pipeline):
 )
 def test_replies_are_read_as_an_answer_none_or_nothing(reply, answer):
     assert parse_reply(reply) == answer
+
+
+def test_a_what_question_may_have_a_descriptive_answer_a_who_question_a_name():
+    assert parse_reply("to change a lead atom into a gold atom", names=False) == "to change a lead atom into a gold atom"
+    assert parse_reply("to change a lead atom into a gold atom", names=True) is None
 
 
 def test_an_answer_must_occur_in_its_passage():

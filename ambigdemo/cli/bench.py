@@ -15,6 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--no-generator", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--reader", default="llm", help=argparse.SUPPRESS)
     p.set_defaults(func=run)
 
 
@@ -22,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     if args.worker:
         from ambigdemo.bench import worker
 
-        print(json.dumps(worker(args.n, not args.no_generator)))
+        print(json.dumps(worker(args.n, not args.no_generator, args.reader)))
         return 0
     if args.judgments:
         from ambigdemo.bench_judgments import run as run_judgments

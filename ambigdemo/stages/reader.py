@@ -77,13 +77,20 @@ def example_prefix() -> str:
     return "".join(parts)
 
 
-def parse_reply(reply: str) -> str | None:
-    """The answer of a reply, "" for an explicit none, None when it is no answer (empty, a sentence)."""
+def parse_reply(reply: str, names: bool = True) -> str | None:
+    """The answer of a reply, "" for an explicit none, None when it is no answer (empty, a sentence).
+
+    An apposition is cut ("Vatican City, an independent microstate ..." -> "Vatican City"); with
+    ``names`` (a "who" question) a long answer must read as a name, not a clause.
+    """
     text = reply.strip().split("\n")[0].strip(" \"'\u201c\u201d.;:")
     text = re.sub(r"^(the )?answer( is)?\s*[:\-]?\s*", "", text, flags=re.I).strip(" \"'\u201c\u201d.;:")
     if NONE.match(text):
         return ""
-    if not text or len(text.split()) > MAX_ANSWER_WORDS or not _name_like(text):
+    head = text.split(", ")[0]
+    if head != text and len(head.split()) <= 6:
+        text = head
+    if not text or len(text.split()) > MAX_ANSWER_WORDS or (names and not _name_like(text)):
         return None
     return text
 
@@ -143,7 +150,8 @@ class Reading:
         """Verified, distinct answers, one passage at a time in retrieval order; a later passage that
         states an answer already found adds itself to that answer's passages (yielded again, updated)."""
         qnorm, qwords = normalize_answer(self.question), content_words(self.question)
-        counted = question_type(self.question).counted
+        qtype = question_type(self.question)
+        counted, wh = qtype.counted, qtype.wh
         found: list[Answer] = []
         readable = 0
         for passage in relevant(self.passages, self.reader.relevance, self.reader.min_score, self.reader.max_passages):
@@ -152,7 +160,7 @@ class Reading:
             for reply in self.reader.generator.decode(context, self.reader.max_answer_tokens, stop=("\n",)):
                 pass
             self.replies[passage.id] = reply
-            text = parse_reply(reply)
+            text = parse_reply(reply, names=wh == "who")
             readable += text is not None
             if not text:
                 continue
