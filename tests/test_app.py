@@ -101,3 +101,45 @@ def test_concurrent_requests_are_queued_and_all_answered(app_url):
         assert data["interpretations"] or data["message"]
     assert elapsed < 180, elapsed
 
+
+
+def test_one_concurrency_limit_covers_every_route_that_answers(pipeline, tmp_path):
+    """Issue 15: the limit was per button (2 via Ask and 2 via /ask ran at once, README says 2)."""
+    from ambigdemo.config import Config
+    from ambigdemo.ui import ANSWERING
+    from ambigdemo.ui.app import build_app
+
+    config = Config.from_env(data_dir=tmp_path, concurrency=2)
+    demo = build_app(pipeline, config)
+    answering = [fn for fn in demo.fns.values() if fn.concurrency_id == ANSWERING]
+    assert "ask" in {fn.api_name for fn in answering}, "the /ask API shares the limit"
+    assert len(answering) >= 4, "Ask button, Enter, the examples and Compare's pair loading share it"
+    assert {fn.concurrency_limit for fn in answering} == {2}
+    others = [fn for fn in demo.fns.values() if fn.concurrency_id != ANSWERING and fn.fn is not None]
+    assert not any("stream" in getattr(fn.fn, "__name__", "") or fn.api_name == "ask" for fn in others)
+
+
+def test_a_queued_request_logs_no_deprecation_warning(tmp_path):
+    """Issue 15: each queued request logged two Starlette deprecation warnings. Runs the app as a user does."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT, _wait_http, free_port
+
+    port = free_port()
+    env = {**os.environ, "AMBIGDEMO_DATA_DIR": str(tmp_path), "PYTHONWARNINGS": "default"}
+    log = tmp_path / "app.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen([sys.executable, "app.py", "--port", str(port)], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        _wait_http(f"http://127.0.0.1:{port}/", timeout=180)
+        client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+        for question in ("Who wrote Harry Potter?", "Who painted the Mona Lisa?"):
+            assert client.predict(question, api_name="/ask")["interpretations"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    text = log.read_text()
+    assert "Running on local URL" in text
+    assert "DeprecationWarning" not in text, text[-2000:]

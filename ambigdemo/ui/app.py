@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import gradio as gr
 
 from ambigdemo import __version__
@@ -16,6 +18,11 @@ INTRO = (
     "finds every distinct answer, rewrites the question once per answer (added words in green, removed "
     "in red), and writes one paragraph that covers them all, citing its passages."
 )
+
+
+# Gradio's queue route still names a status code Starlette renamed; Starlette warns on every queued
+# request (two lines each, hundreds a session) about code that is not ours.
+warnings.filterwarnings("ignore", message=r"'HTTP_422_UNPROCESSABLE_ENTITY' is deprecated")
 
 
 def build_app(pipeline: Pipeline, config: Config) -> gr.Blocks:
