@@ -360,6 +360,14 @@ def candidate_pairs(questions: Iterable[str], systems: Mapping[str, System],
     return out
 
 
+def same_words(a: SystemAnswer, b: SystemAnswer) -> bool:
+    """Two answers a reader cannot tell apart: the same paragraph and readings, word for word."""
+    def words_of(x: SystemAnswer) -> tuple:
+        return (" ".join(x.paragraph.split()).casefold(), tuple((i["question"], i["answer"]) for i in x.interpretations))
+
+    return words_of(a) == words_of(b)
+
+
 def next_pair(annotator: str, store: "JudgmentStore", rng: random.Random, *, questions: Iterable[str],
               systems: Mapping[str, System], exclude: Iterable[str] = ()) -> Pair | None:
     """A random pair the annotator has not judged (nor in ``exclude``), sides randomised; None when done."""
@@ -382,6 +390,7 @@ class Arena:
         self.cache_size = cache_size
         self._cache: OrderedDict[tuple[str, str], SystemAnswer] = OrderedDict()
         self._lock = threading.Lock()
+        self.identical: set[str] = set()  # pairs whose two answers read the same: there is nothing to judge
         usable = candidate_pairs(pool.questions, self.systems)
         if not usable:
             raise SpecError(f"no question of {pool.source or 'the pool'} is covered by two of {list(self.systems)}")
@@ -396,7 +405,13 @@ class Arena:
 
     def next_pair(self, annotator: str, store: "JudgmentStore", rng: random.Random,
                   exclude: Iterable[str] = ()) -> Pair | None:
-        return next_pair(annotator, store, rng, questions=self.pool.questions, systems=self.systems, exclude=exclude)
+        excluded = set(exclude) | self.identical
+        return next_pair(annotator, store, rng, questions=self.pool.questions, systems=self.systems, exclude=excluded)
+
+    def mark_identical(self, pair: Pair) -> None:
+        """Never draw this pair again, for anyone: its systems answer it word for word alike."""
+        with self._lock:
+            self.identical.add(pair.pair_id)
 
     def answer(self, system: str, question: str) -> SystemAnswer:
         key = (system, question_key(question))

@@ -37,11 +37,20 @@ def open_compare(browser, app_url, name: str):
     return page
 
 
-def load_pair(page) -> None:
-    page.locator("#next-pair").click()
-    page.locator('[data-testid="answer-a"][data-complete="true"]').wait_for()
-    page.locator('[data-testid="answer-b"][data-complete="true"]').wait_for()
-    page.wait_for_function("!document.querySelector('#submit').disabled")
+SAME = "Both systems gave the same answer here"
+
+
+def load_pair(page, tries: int = 8) -> None:
+    """Next pair until one can be judged (pairs whose two answers read the same are not asked about)."""
+    for _ in range(tries):
+        page.locator("#next-pair").click()
+        page.wait_for_function(
+            f"""!document.querySelector('#submit').disabled ||
+                (document.querySelector('[data-testid="compare-status"]')?.innerText || '').includes({SAME!r})"""
+        )
+        if not page.locator("#submit").is_disabled():
+            return
+    raise AssertionError(f"no judgeable pair in {tries} tries")
 
 
 def choose(page, criterion: str, label: str) -> None:
@@ -51,7 +60,7 @@ def choose(page, criterion: str, label: str) -> None:
 def fill_verdict(page) -> None:
     for group in ("#acc-a", "#acc-b"):
         boxes = page.locator(f"{group} input[type=checkbox]")
-        if boxes.count():  # top-passage lists no interpretations: its group is hidden
+        if boxes.count():  # top-passage lists no interpretations: nothing to tick
             boxes.first.check()
     choose(page, "comprehensiveness", "A")
     choose(page, "fluency", "Tie")
@@ -156,3 +165,23 @@ def test_admin_actions_need_the_configured_token(tmp_path, monkeypatch):
     assert leaderboard._authorised("s3cret", config) == ""
     store.close()
 
+
+
+def test_every_side_that_lists_interpretations_shows_its_ticks_and_pairs_stay_blind(browser, app_url, artifacts_dir):
+    """Issue 15: a side saying "Lists 1 interpretation: tick below" had no checkbox group (#acc-b absent) in
+    11 of 12 fresh sessions, and its ACC was stored as 0; "Passages (4)" told which system wrote it."""
+    for n in range(3):
+        page = open_compare(browser, app_url, f"Fresh Session {n}")
+        load_pair(page)
+        for side in ("a", "b"):
+            meta = page.locator(f'[data-testid="answer-{side}"] .cmp-meta').inner_text()
+            listed = re.search(r"Lists (\d+) interpretation", meta)
+            boxes = page.locator(f"#acc-{side} input[type=checkbox]")
+            assert boxes.count() == (int(listed.group(1)) if listed else 0), (side, meta)
+            summary = page.locator(f'[data-testid="answer-{side}"] summary')
+            assert all(not re.search(r"\d", summary.nth(k).inner_text()) for k in range(summary.count()))
+        a = page.locator('[data-testid="answer-a"] .cmp-paragraph').inner_text()
+        b = page.locator('[data-testid="answer-b"] .cmp-paragraph').inner_text()
+        assert " ".join(a.split()) != " ".join(b.split()), "word-identical answers are not asked about"
+        page.screenshot(path=str(artifacts_dir / f"compare-fresh-{n}.png"), full_page=True)
+        page.close()

@@ -29,7 +29,7 @@ import gradio as gr
 from ambigdemo import __version__
 from ambigdemo.config import Config
 from ambigdemo.runtimes.store import CRITERIA_LABELS, Judgment, JudgmentStore, StoreError, utc_now
-from ambigdemo.systems import Arena, Pair, SystemAnswer
+from ambigdemo.systems import Arena, Pair, SystemAnswer, same_words
 from ambigdemo.ui import ANSWERING
 
 log = logging.getLogger(__name__)
@@ -117,12 +117,12 @@ def answer_html(answer: SystemAnswer | None, side: str, pending: bool = False) -
     paragraph = CITATION.sub(link, escape(answer.paragraph))
     count = len(answer.interpretations)
     meta = (f"Lists {count} interpretation{'s' if count != 1 else ''}: tick below the ones it answers correctly."
-            if count else "Lists no interpretations.")
+            if count else "Lists no interpretations: nothing to tick for this side.")
     passages = "".join(
         f'<li id="{prefix}{k}"><b>[{k}] {escape(p.get("title", ""))}</b> {escape(p.get("text", ""))}</li>'
         for k, p in enumerate(answer.passages, 1)
     )
-    details = (f'<details class="cmp-passages"><summary>Passages ({n})</summary><ol>{passages}</ol></details>'
+    details = (f'<details class="cmp-passages"><summary>Passages</summary><ol>{passages}</ol></details>'
                if passages else "")
     return (f'<div class="cmp-answer" data-testid="answer-{side.lower()}" data-complete="true">{head}'
             f'<div class="cmp-paragraph">{paragraph}</div><div class="cmp-meta">{meta}</div>{details}</div>')
@@ -301,11 +301,11 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
         with gr.Column():
             answer_a = gr.HTML(answer_html(None, "A"), css_template=CSS, elem_id="answer-a")
             acc_a = gr.CheckboxGroup([], label="Which interpretations does answer A answer correctly?",
-                                     elem_id="acc-a", visible=False)
+                                     elem_id="acc-a", interactive=False)
         with gr.Column():
             answer_b = gr.HTML(answer_html(None, "B"), css_template=CSS, elem_id="answer-b")
             acc_b = gr.CheckboxGroup([], label="Which interpretations does answer B answer correctly?",
-                                     elem_id="acc-b", visible=False)
+                                     elem_id="acc-b", interactive=False)
     radios = [gr.Radio(CHOICES, label=label, elem_id=f"crit-{key}") for key, label in CRITERIA]
     comment = gr.Textbox(label="Comment (optional)", max_lines=4, elem_id="comment")
     with gr.Row():
@@ -329,29 +329,36 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
         pair = arena.next_pair(annotator, store, session.rng, exclude=skipped_ids)
         if pair is None:
             yield [None, question_html(""), answer_html(None, "A"), answer_html(None, "B"),
-                   gr.update(choices=[], value=[], visible=False), gr.update(choices=[], value=[], visible=False),
+                   *_acc_updates(None, None),
                    *[gr.update(value=None)] * 3, gr.update(value=""), *enable(False),
                    status_html("You have judged every available pair. Thank you!", "ok")]
             return
         new = session.new_state(pair)
-        reset = [gr.update(choices=[], value=[], visible=False), gr.update(choices=[], value=[], visible=False),
-                 *[gr.update(value=None)] * 3, gr.update(value="")]
+        reset = [*_acc_updates(None, None), *[gr.update(value=None)] * 3, gr.update(value="")]
         yield [new, question_html(pair.question, new["shown"]), answer_html(None, "A", True), answer_html(None, "B", True),
                *reset, *enable(False), ""]
         try:
             for new in session.generate(new):
                 a, b = (SystemAnswer.from_dict(x) if x else None for x in (new["answers"]["A"], new["answers"]["B"]))
                 yield [new, gr.update(), answer_html(a, "A", True), answer_html(b, "B", True),
-                       *_acc_updates(a, b), *[gr.update()] * 4, *enable(False), ""]
+                       *[gr.update()] * 6, *enable(False), ""]
         except Exception:  # a failing system must not leave the tab stuck
             log.exception("answering %r failed", pair.question)
             yield [None, gr.update(), gr.update(), gr.update(), *[gr.update()] * 6, *enable(False),
                    status_html("One of the systems failed on this question; press “Next pair” for another.")]
             return
-        yield [new, *[gr.update()] * 9, *enable(True), ""]
+        if same_words(a, b):
+            arena.mark_identical(pair)
+            yield [None, gr.update(), gr.update(), gr.update(), *[gr.update()] * 6, *enable(False),
+                   status_html("Both systems gave the same answer here, so there is nothing to compare: "
+                               "press “Next pair”.", "ok")]
+            return
+        yield [new, gr.update(), gr.update(), gr.update(), *_acc_updates(a, b), *[gr.update()] * 4, *enable(True), ""]
 
     def _acc_updates(a: SystemAnswer | None, b: SystemAnswer | None) -> list:
-        return [gr.update(choices=interpretation_choices(x), value=[], visible=bool(x and x.interpretations))
+        """Both sides' ticks at once, with the buttons that submit them: the groups stay mounted (a group
+        hidden and shown again was missing from the page in 11 of 12 fresh sessions)."""
+        return [gr.update(choices=interpretation_choices(x), value=[], interactive=bool(x and x.interpretations))
                 for x in (a, b)]
 
     def judge(verdict: str) -> Callable:
