@@ -185,3 +185,17 @@ def test_every_side_that_lists_interpretations_shows_its_ticks_and_pairs_stay_bl
         assert " ".join(a.split()) != " ".join(b.split()), "word-identical answers are not asked about"
         page.screenshot(path=str(artifacts_dir / f"compare-fresh-{n}.png"), full_page=True)
         page.close()
+
+
+def test_an_export_goes_to_a_fresh_unguessable_place_and_earlier_ones_are_deleted(tmp_path):
+    """Issue 15: an exported file's URL could be downloaded by anyone who had it."""
+    store = JudgmentStore(tmp_path / "j.sqlite")
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    first, n = leaderboard.export_for_admin(store, folder, "csv")
+    second, _ = leaderboard.export_for_admin(store, folder, "jsonl")
+    assert n == 0 and second.is_file() and second.suffix == ".jsonl"
+    assert not first.exists() and not first.parent.exists(), "the earlier export is gone"
+    assert first.parent != second.parent and len(second.parent.name) >= 24, "each export gets its own random folder"
+    assert leaderboard.EXPORT_TTL_S <= 3600
+    store.close()

@@ -27,7 +27,7 @@ warnings.filterwarnings("ignore", message=r"'HTTP_422_UNPROCESSABLE_ENTITY' is d
 
 def build_app(pipeline: Pipeline, config: Config) -> gr.Blocks:
     store = open_store(config.data_dir, config.judgments_db, config.annotator_daily_cap)
-    with gr.Blocks(title=TITLE) as demo:
+    with gr.Blocks(title=TITLE, delete_cache=(leaderboard.EXPORT_TTL_S, leaderboard.EXPORT_TTL_S)) as demo:
         gr.Markdown(f"## {TITLE}\n{INTRO}")
         with gr.Tabs():
             with gr.Tab("Ask", id="ask"):

@@ -8,6 +8,7 @@ variable they are disabled. Nothing else reads the judgment database out.
 from __future__ import annotations
 
 import logging
+import secrets
 import tempfile
 import threading
 import time
@@ -107,6 +108,25 @@ class LeaderboardView:
         return table_html(lb), plot
 
 
+EXPORT_TTL_S = 600  # an export's file (and Gradio's cached copy: ``delete_cache`` in ui/app.py) lives this long
+
+
+def export_for_admin(store: JudgmentStore, folder: Path, kind: str) -> tuple[Path, int]:
+    """Write an export into a fresh folder with a random name, deleting every earlier export.
+
+    Its download link is handed only to the admin's page; the random folder makes it unguessable and
+    the file (with Gradio's cached copy) is deleted within ``EXPORT_TTL_S``.
+    """
+    kind = kind if kind in ("jsonl", "csv") else "jsonl"
+    for old in folder.glob("*/judgments-*"):
+        old.unlink(missing_ok=True)
+        old.parent.rmdir()
+    private = folder / secrets.token_urlsafe(18)
+    private.mkdir()
+    path = private / f"judgments-{time.strftime('%Y%m%d-%H%M%S')}.{kind}"
+    return path, store.export(path, kind)
+
+
 def _authorised(token: str | None, config: Config) -> str:
     """Empty when ``token`` is the admin token, else why not (after a delay on a wrong token)."""
     try:
@@ -153,12 +173,8 @@ def build(store: JudgmentStore, config: Config, tab: gr.Tab | None = None) -> Le
         why = _authorised(tok, config)
         if why:
             return None, escape(why)
-        kind = kind if kind in ("jsonl", "csv") else "jsonl"
-        for old in exports.glob("judgments-*"):
-            old.unlink(missing_ok=True)
-        path = exports / f"judgments-{time.strftime('%Y%m%d-%H%M%S')}.{kind}"
-        n = store.export(path, kind)
-        return str(path), f"Exported {n} judgments."
+        path, n = export_for_admin(store, exports, kind)
+        return str(path), f"Exported {n} judgments. The link works for this page only and expires in {EXPORT_TTL_S // 60} minutes."
 
     def do_reset(tok: str, sure: bool):
         why = _authorised(tok, config)
