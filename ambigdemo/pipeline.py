@@ -57,6 +57,16 @@ def _latin_share(letters: list[str]) -> float:
     return sum(c.isascii() or "LATIN" in unicodedata.name(c, "") for c in letters) / len(letters)
 
 
+def preset_command(name: str) -> str:
+    """The command that makes preset ``name`` (built here from PyPI, or downloaded)."""
+    from ambigdemo.presets import get_preset
+
+    try:
+        return get_preset(name).command
+    except ValueError:
+        return f"python -m ambigdemo download {name}"
+
+
 def resolve_preset(config: Config) -> tuple[PresetPaths, str]:
     """The preset to load and a notice; an absent or incomplete non-default preset falls back to embedded."""
     check_models_dir(config.models_dir)
@@ -65,7 +75,7 @@ def resolve_preset(config: Config) -> tuple[PresetPaths, str]:
         verify(paths)
         return paths, ""
     try:
-        verify(paths, rebuild=f"python -m ambigdemo download {config.preset}")
+        verify(paths, rebuild=preset_command(config.preset))
         return paths, ""
     except ArtifactError as exc:
         notice = f"Preset {config.preset!r} is incomplete ({exc}); using the embedded default."

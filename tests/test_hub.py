@@ -603,5 +603,7 @@ def test_cli_list_and_local_presets(models_dir, capsys):
     assert re.search(r"^standard +embedder: .*manifest.json is missing", out, re.M)
     assert main(["download", "embedded", "--models-dir", str(models_dir)]) == 2
     assert "python -m ambigdemo build" in capsys.readouterr().err
+    assert main(["download", "embedded-1.5b", "--models-dir", str(models_dir)]) == 2
+    assert "python -m ambigdemo build --preset embedded-1.5b" in capsys.readouterr().err
     assert main(["download", "nosuch", "--models-dir", str(models_dir)]) == 2
-    assert "known presets: embedded, standard" in capsys.readouterr().err
+    assert "known presets: embedded, embedded-1.5b, standard" in capsys.readouterr().err

@@ -12,6 +12,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cold-runs", type=int, default=3)
     p.add_argument("--no-compare", action="store_true", help="skip the ONNX vs PyTorch comparison")
     p.add_argument("--judgments", action="store_true", help="benchmark the judgment store and leaderboard instead")
+    p.add_argument("--everyday", action="store_true", help="answer assets/everyday.json with the configured preset and reader")
     p.add_argument("--json", action="store_true")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--no-generator", action="store_true", help=argparse.SUPPRESS)
@@ -25,7 +26,11 @@ def run(args: argparse.Namespace) -> int:
 
         print(json.dumps(worker(args.n, not args.no_generator, args.reader)))
         return 0
-    if args.judgments:
+    if args.everyday:
+        from ambigdemo.bench import everyday
+
+        report = everyday()
+    elif args.judgments:
         from ambigdemo.bench_judgments import run as run_judgments
 
         report = run_judgments()

