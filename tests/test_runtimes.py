@@ -204,6 +204,30 @@ def test_generator_is_deterministic_and_scores_likely_text_higher(generator):
     assert 0 < likely < unlikely
 
 
+def test_a_forked_context_continues_exactly_as_a_fresh_prompt(generator):
+    """The reader reads its worked example once and forks the cache per passage: that must change nothing."""
+    prefix = "<|im_start|>system\nYou answer in one word.<|im_end|>\n"
+    turn = "<|im_start|>user\nWhat colour is the sky?<|im_end|>\n<|im_start|>assistant\n"
+    base = generator.context(prefix)
+    before = len(base)
+    forked = list(generator.decode(base.fork().extend(turn), 8))[-1]
+    fresh = list(generator.decode(generator.context(prefix + turn), 8))[-1]
+    assert forked == fresh and forked.strip()
+    assert len(base) == before, "forks leave the shared prefix as it was"
+    again = list(generator.decode(base.fork().extend(turn), 8))[-1]
+    assert again == forked
+
+
+def test_the_exported_head_runs_on_the_last_positions_only(generator):
+    """Generation reads one row of logits; scoring asks for every position it needs."""
+    assert generator.slices_logits
+    ids = generator.encode("The Eiffel Tower is in Paris.")
+    last, _ = generator._forward(ids, generator._empty_cache(), 0)
+    every, _ = generator._forward(ids, generator._empty_cache(), 0, keep=len(ids))
+    assert last.shape[0] == 1 and every.shape[0] == len(ids)
+    assert abs(last[-1] - every[-1]).max() < 1e-3
+
+
 # --- index ----------------------------------------------------------------------------------------
 
 
