@@ -94,7 +94,7 @@ def index_rebuild_command(index_dir: Path | None) -> str:
     except (OSError, ValueError):
         source = ""
     name = source.split(" (")[0]  # the manifest's source reads "passages.tsv (1234 bytes)"
-    passages = name if Path(name).suffix in (".tsv", ".jsonl", ".json") else "PASSAGES.tsv"
+    passages = name if Path(name).suffix in (".tsv", ".jsonl") else "PASSAGES.tsv"  # what build-index reads
     return f"python -m ambigdemo build-index {passages} --out {index_dir}"
 
 

@@ -131,7 +131,10 @@ def test_double_click_stores_one_judgment(browser, app_url):
     first, shown = question.inner_text(), question.get_attribute("data-shown")
     page.locator("#skip").click()
     page.locator(f'[data-testid="compare-question"]:not([data-shown="{shown}"])').wait_for()
-    page.wait_for_function("!document.querySelector('#submit').disabled")
+    page.wait_for_function(
+        f"""!document.querySelector('#submit').disabled ||
+            (document.querySelector('[data-testid="compare-status"]')?.innerText || '').includes({SAME!r})"""
+    )
     assert rows("SELECT verdict FROM judgments WHERE annotator = 'playwright bob' ORDER BY rowid") == [("vote",), ("skip",)]
     assert rows("SELECT question FROM judgments WHERE verdict = 'skip' AND annotator = 'playwright bob'") == [(first,)]
     assert not page.locator('[data-testid="reveal"]').is_visible()

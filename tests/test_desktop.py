@@ -34,7 +34,7 @@ from ambigdemo.ui.desktop import ASK_ENV, REPORT_PREFIX
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREEN = (1280, 1000)
-QUESTION = "How many players are on a football team?"
+QUESTION = "What is the capital of South Africa?"
 INSERTED_GREEN = (0xDA, 0xFB, 0xE1)  # render.CSS: background of the words a rewrite adds
 EXE = os.environ.get("AMBIGDEMO_DESKTOP_EXE")
 APP = [EXE] if EXE else [sys.executable, "app.py", "--desktop"]
@@ -198,7 +198,7 @@ def test_desktop_window_answers_offline_and_closes_cleanly(display, preset, arti
         assert netns != os.readlink("/proc/self/ns/net"), "the app must run without the host's network"
         report = json.loads(read_until(lines, log, REPORT_PREFIX, timeout=150))
         assert "error" not in report, report
-        assert "thirteen" in report["cards"], report["cards"]
+        assert "Pretoria" in report["cards"] and "Cape Town" in report["cards"], report["cards"]
         origin = urlsplit(report["resources"][-1]).netloc
         assert origin.startswith("127.0.0.1:"), report["resources"][-1]
         assert [u for u in report["resources"] if urlsplit(u).netloc != origin] == [], "every asset is local"
