@@ -382,10 +382,13 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
     load = _identified(load_pair, 2, space, generator=True)
     limit = {"concurrency_id": ANSWERING, "concurrency_limit": config.concurrency}
     next_btn.click(load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private", **limit)
+    # Verdicts run one at a time: two clicks in one instant ran side by side, and whichever answered last
+    # ("Judgment saved" or "Saved once") took the status, so the page could show the wrong one.
+    judging = {"concurrency_id": "compare-judge", "concurrency_limit": 1}
     for button, verdict in ((submit_btn, "vote"), (bad_btn, "both_bad")):
         button.click(_identified(judge(verdict), len(inputs), space), inputs=[name, *inputs], outputs=judge_outputs,
-                     api_visibility="private", trigger_mode="always_last", concurrency_id="compare-judge")
+                     api_visibility="private", trigger_mode="always_last", **judging)
     skip_btn.click(_identified(judge("skip"), len(inputs), space), inputs=[name, *inputs], outputs=judge_outputs,
-                   api_visibility="private", concurrency_id="compare-judge").then(
+                   api_visibility="private", **judging).then(
         load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private", **limit)
     return session
