@@ -168,9 +168,8 @@ class Pipeline:
         answers: list[Answer] = []
         if reading is not None:
             try:
-                for answer in reading.answers():
-                    known = [a.text for a in answers]
-                    answers = [answer if a.text == answer.text else a for a in answers] if answer.text in known else answers + [answer]
+                for _ in reading.answers():
+                    answers = list(reading.found)
                     if not result.interpretations:
                         result.timings_ms = {**timer.laps, "first_interpretation": timer.total}
                     result.interpretations = [Interpretation(question, a.text, a.passages, a.score, Edit(), "pending") for a in answers]

@@ -89,13 +89,21 @@ class Message:
     role: str
     content: str
 
+ASSISTANT = "<|im_start|>assistant\n"  # opens the assistant's reply
+END = "<|im_end|>\n"  # closes a turn
+
+
+def chatml_turn(role: str, content: str) -> str:
+    """One whole ChatML turn."""
+    return f"<|im_start|>{role}\n{content}{END}"
+
+
 def render_chatml(messages: list[Message], system_prompt: str = "") -> str:
     """ChatML, the format SmolLM2- and Qwen2.5-Instruct were tuned on, ending with the assistant's turn."""
     turns = list(messages)
     if system_prompt and (not turns or turns[0].role != "system"):
         turns.insert(0, Message("system", system_prompt))
-    body = "".join(f"<|im_start|>{m.role}\n{m.content}<|im_end|>\n" for m in turns)
-    return body + "<|im_start|>assistant\n"
+    return "".join(chatml_turn(m.role, m.content) for m in turns) + ASSISTANT
 
 
 class Generator(Protocol):
@@ -239,11 +247,11 @@ class Context:
         """The assistant's reply, streamed; afterwards the context holds it, closed for the next turn."""
         for text in self.generator.decode(self, max_new_tokens, stop):
             yield text
-        self.extend("<|im_end|>\n")
+        self.extend(END)
 
     def ask(self, content: str, max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> Iterator[str]:
         """A ChatML user turn and the assistant's streamed reply."""
-        self.extend(f"<|im_start|>user\n{content}<|im_end|>\n<|im_start|>assistant\n")
+        self.extend(chatml_turn("user", content) + ASSISTANT)
         yield from self.reply(max_new_tokens, stop)
 
 

@@ -19,11 +19,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ambigdemo.runtimes.onnx import Context, Generator
+from ambigdemo.runtimes.onnx import ASSISTANT, END, Context, Generator, chatml_turn
 from ambigdemo.stages.answers import (
     STOPWORDS, bare_title, content_words, echoes_question, is_name_of, question_type, same_answer, stem,
 )
-from ambigdemo.text import NUMBER_WORDS, mentions, normalize_answer
+from ambigdemo.text import mentions, normalize_answer, numbers_as_digits
 from ambigdemo.types import Answer, Passage
 
 SYSTEM = (
@@ -56,24 +56,20 @@ class MalformedOutput(ValueError):
     """No reply of the model could be read as an answer or "none"; the message quotes one."""
 
 
-def turn(role: str, content: str) -> str:
-    return f"<|im_start|>{role}\n{content}<|im_end|>\n"
-
-
 def passage_turn(title: str, text: str, question: str, max_words: int = 100) -> str:
     """The user turn for one passage and the question, opening the assistant's reply."""
     words = text.split()
     clipped = text if len(words) <= max_words else " ".join(words[:max_words]) + " ..."
-    return turn("user", f"Passage: {title}: {clipped}\nQuestion: {question}") + "<|im_start|>assistant\n"
+    return chatml_turn("user", f"Passage: {title}: {clipped}\nQuestion: {question}") + ASSISTANT
 
 
 def example_prefix() -> str:
     """System turn and worked examples, rendered exactly as a real passage's turns are."""
-    parts = [turn("system", SYSTEM)]
+    parts = [chatml_turn("system", SYSTEM)]
     for title, text, question, reply, rewrite in EXAMPLES:
-        parts += [passage_turn(title, text, question), f"{reply}<|im_end|>\n"]
+        parts += [passage_turn(title, text, question), reply + END]
         if rewrite:
-            parts += [turn("user", REWRITE_TASK.format(answer=reply)), turn("assistant", rewrite)]
+            parts += [chatml_turn("user", REWRITE_TASK.format(answer=reply)), chatml_turn("assistant", rewrite)]
     return "".join(parts)
 
 
@@ -120,11 +116,9 @@ def surface(answer: str, passage: Passage) -> str:
 def counts(answer: str, noun: str, passage: Passage) -> bool:
     """For a "how many <noun>" question: the passage puts the answer's number right before that noun
     ("two teams of eleven players" counts players with eleven, not with two)."""
-    number = normalize_answer(answer).split()[:1]
-    words = normalize_answer(passage.text).split()
-    digits = [NUMBER_WORDS.get(w, w) for w in words]
-    target = NUMBER_WORDS.get(number[0], number[0]) if number else ""
-    return any(w == target and noun in {stem(x) for x in words[i + 1 : i + 4]} for i, w in enumerate(digits))
+    target = numbers_as_digits(normalize_answer(answer)).split()[:1]
+    words = numbers_as_digits(normalize_answer(passage.text)).split()
+    return any([w] == target and noun in {stem(x) for x in words[i + 1 : i + 4]} for i, w in enumerate(words))
 
 
 def relevant(passages: list[Passage], relevance: float, min_score: float, limit: int) -> list[Passage]:
@@ -144,15 +138,17 @@ class Reading:
     passages: list[Passage]
     replies: dict[str, str] = field(default_factory=dict)
     dropped: list[str] = field(default_factory=list)
+    found: list[Answer] = field(default_factory=list)
     _contexts: dict[str, Context] = field(default_factory=dict, repr=False)
 
     def answers(self) -> Iterator[Answer]:
         """Verified, distinct answers, one passage at a time in retrieval order; a later passage that
-        states an answer already found adds itself to that answer's passages (yielded again, updated)."""
+        states an answer already found adds itself to that answer's passages (yielded again, updated).
+        ``found`` holds the answers so far, in order."""
         qnorm, qwords = normalize_answer(self.question), content_words(self.question)
         qtype = question_type(self.question)
         counted, wh = qtype.counted, qtype.wh
-        found: list[Answer] = []
+        found = self.found
         readable = 0
         for passage in relevant(self.passages, self.reader.relevance, self.reader.min_score, self.reader.max_passages):
             context = self.reader.prefix().fork().extend(passage_turn(passage.title, passage.text, self.question, self.reader.passage_words))
@@ -190,7 +186,7 @@ class Reading:
         context = self._contexts.get(answer.text)
         if context is None:
             return ""
-        fork = context.fork().extend("<|im_end|>\n")
+        fork = context.fork().extend(END)
         text = ""
         for text in fork.ask(REWRITE_TASK.format(answer=answer.text), self.reader.max_rewrite_tokens, stop=("\n",)):
             pass

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ambigdemo.corpus import split_sentences as _split
-from ambigdemo.runtimes.onnx import Generator
+from ambigdemo.runtimes.onnx import ASSISTANT, END, Generator, chatml_turn
 from ambigdemo.text import mentions, normalize_answer
 from ambigdemo.types import Interpretation, Passage
 
@@ -135,14 +135,14 @@ MAX_SENTENCE_WORDS = 45
 
 
 def write_turn(fact: str, question: str, answer: str) -> str:
-    return f"<|im_start|>user\nFact: {fact}\nQuestion: {question}\nAnswer: {answer}<|im_end|>\n<|im_start|>assistant\n"
+    return chatml_turn("user", f"Fact: {fact}\nQuestion: {question}\nAnswer: {answer}") + ASSISTANT
 
 
 def write_prefix() -> str:
     """System turn and worked examples of the sentence writer (read once, then forked per sentence)."""
-    turns = [f"<|im_start|>system\n{WRITE_SYSTEM}<|im_end|>\n"]
+    turns = [chatml_turn("system", WRITE_SYSTEM)]
     for fact, question, answer, sentence in WRITE_EXAMPLES:
-        turns.append(write_turn(fact, question, answer) + f"{sentence}<|im_end|>\n")
+        turns.append(write_turn(fact, question, answer) + sentence + END)
     return "".join(turns)
 
 
