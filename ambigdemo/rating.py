@@ -11,7 +11,10 @@ Pure analysis on a list of ``Judgment``; no UI, no store access. Scoring rules:
   Elo-like scale ``1000 + 400 * log10(strength)`` with the mean system at 1000, so a 3:1 win ratio is
   ``400 * log10(3)`` = 190.85 points. A tiny ridge (``l2``) keeps a never-beaten system finite.
   95% intervals come from a bootstrap over judgments, drawn as multinomial counts on the table of
-  distinct (pair, outcome) cells and fitted for all rounds at once.
+  distinct (pair, outcome) cells and fitted for all rounds at once. An interval always holds its
+  estimate: with few judgments a percentile often falls on a round that redrew the judgments as
+  they were, and that batched refit can land 1e-11 beside the single fit (matplotlib then refused
+  the negative error bar).
 * Position bias: the share of non-tie ``overall`` votes won by the system shown on the left.
 * Agreement: Cohen's kappa on ``overall``, expressed as the winning system's name (or ``tie``) so
   sides are comparable, over every two annotators of one pair (each one's earliest judgment; the
@@ -210,7 +213,7 @@ def _strengths(table: _Table, rounds: int, rng: np.random.Generator, l2: float) 
     boot_counts = rng.multinomial(counts.sum(), counts / counts.sum(), size=rounds).astype(np.float64)
     boot = to_elo(fit_bradley_terry((boot_counts @ design).reshape(rounds, k, k), l2))
     lower, upper = np.percentile(boot, [2.5, 97.5], axis=0)
-    return estimate, lower, upper
+    return estimate, np.minimum(lower, estimate), np.maximum(upper, estimate)
 
 
 def to_elo(theta: np.ndarray) -> np.ndarray:

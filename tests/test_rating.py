@@ -129,6 +129,17 @@ def test_outputs_serialise_and_plot(tmp_path: Path) -> None:
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_few_judgments_give_intervals_that_hold_their_estimate(tmp_path: Path) -> None:
+    """Two votes: the bootstrap's lower percentile is the data refitted in a batch, 2e-11 above the
+    estimate before the fix, and the plot raised "'yerr' must not contain negative values"."""
+    board = compute_leaderboard([judge("d", "a", "B", question="q0"), judge("d", "c", "B", question="q1")],
+                                rounds=100, seed=0)
+    assert [s.system for s in board.systems][-1] == "d"  # a and c each beat d
+    assert all(s.lower <= s.strength <= s.upper for s in board.systems)
+    assert any(s.lower == s.strength for s in board.systems)
+    assert plot_strengths(board, tmp_path / "plot.png").stat().st_size > 0
+
+
 def test_empty_leaderboard() -> None:
     board = compute_leaderboard([judge("x", "y", verdict="skip")])
     assert board.systems == [] and board.n_skipped == 1
