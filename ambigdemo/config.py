@@ -43,6 +43,7 @@ class Config:
     max_new_tokens: int = 96
     threads: int = 0
     concurrency: int = 2
+    queue_size: int = 64
     admin_token: str = ""
     annotator_daily_cap: int = 200
 
@@ -60,6 +61,7 @@ class Config:
             reader_min_score=float(env.get("AMBIGDEMO_READER_MIN_SCORE", cls.reader_min_score)),
             threads=int(env.get("AMBIGDEMO_THREADS", cls.threads)),
             concurrency=int(env.get("AMBIGDEMO_CONCURRENCY", cls.concurrency)),
+            queue_size=int(env.get("AMBIGDEMO_QUEUE_SIZE", cls.queue_size)),
             admin_token=env.get("AMBIGDEMO_ADMIN_TOKEN", ""),
             annotator_daily_cap=int(env.get("AMBIGDEMO_DAILY_CAP", cls.annotator_daily_cap)),
         )

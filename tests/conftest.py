@@ -7,6 +7,7 @@ and every other fixture loads the real ONNX models and FAISS index from it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import time
@@ -67,24 +68,22 @@ def _wait_http(url: str, timeout: float = 60.0) -> None:
         time.sleep(0.2)
 
 
-@pytest.fixture(scope="session")
-def app_url(pipeline, tmp_path_factory):
-    """The real Gradio app (ambigdemo.ui.app.build_app) served on 127.0.0.1:<free port>.
+@contextlib.contextmanager
+def serve(pipeline, data_dir: Path, **overrides):
+    """The real Gradio app (ambigdemo.ui.app.build_app) on 127.0.0.1:<free port>, its URL yielded.
 
-    ``AMBIGDEMO_DATA_DIR`` points at a session tmp dir for the app's lifetime, so judgments and
-    caches written through the UI never touch ./data.
+    ``AMBIGDEMO_DATA_DIR`` points at ``data_dir`` for the app's lifetime, so judgments and caches
+    written through the UI never touch ./data; ``overrides`` go to ``Config.from_env``.
     """
     from ambigdemo.config import Config
     from ambigdemo.ui.app import build_app, launch
 
-    data_dir = tmp_path_factory.mktemp("app-data")
     previous = os.environ.get("AMBIGDEMO_DATA_DIR")
     os.environ["AMBIGDEMO_DATA_DIR"] = str(data_dir)
     demo = None
     try:
-        config = Config.from_env()
-        app_pipeline = pipeline.with_options(data_dir=config.data_dir)
-        demo = build_app(app_pipeline, config)
+        config = Config.from_env(**overrides)
+        demo = build_app(pipeline.with_options(data_dir=config.data_dir), config)
         port = free_port()
         launch(demo, "127.0.0.1", port, prevent_thread_lock=True, quiet=True, inbrowser=False, share=False)
         url = f"http://127.0.0.1:{port}/"
@@ -97,6 +96,13 @@ def app_url(pipeline, tmp_path_factory):
             os.environ.pop("AMBIGDEMO_DATA_DIR", None)
         else:
             os.environ["AMBIGDEMO_DATA_DIR"] = previous
+
+
+@pytest.fixture(scope="session")
+def app_url(pipeline, tmp_path_factory):
+    """The app as a user gets it, shared by the session's browser tests."""
+    with serve(pipeline, tmp_path_factory.mktemp("app-data")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

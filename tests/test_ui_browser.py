@@ -76,3 +76,34 @@ def test_an_example_button_fills_the_question_and_answers_it(page):
     page.locator("[data-testid=interpretation], [data-testid=no-answer]").first.wait_for(timeout=TIMEOUT_MS)
     assert page.locator("#question textarea").input_value() == text
     assert page.locator("[data-testid=interpretation]").count() >= 1
+
+
+def test_a_full_queue_says_so_where_the_answer_goes(browser, pipeline, tmp_path, artifacts_dir):
+    """Gradio turns a request away before any Python runs when its queue is full (here: a queue of 0,
+    so every request is turned away); the page said only "Error" under a toast that faded away."""
+    from conftest import serve
+
+    with serve(pipeline, tmp_path, queue_size=0) as url:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.goto(url, wait_until="domcontentloaded")
+        ask(page, "Who wrote Harry Potter?")
+        busy = page.locator("#cards [data-testid=busy]")
+        busy.wait_for(timeout=60_000)
+        assert "too many people are asking at once" in busy.inner_text()
+        assert "press the button again" in busy.inner_text()
+        assert not page.locator("#cards .error").is_visible()  # no bare "Error" badge over it
+        page.goto(url, wait_until="domcontentloaded")
+        page.locator("#examples button").first.click()
+        busy.wait_for(timeout=60_000)
+        assert page.locator("#question textarea").input_value() == page.locator("#examples button").first.inner_text()
+        page.screenshot(path=str(artifacts_dir / "ask-busy.png"), full_page=True)
+
+        page.get_by_role("tab", name="Compare").click()
+        page.locator("#annotator input, #annotator textarea").first.fill("Playwright Busy")
+        page.locator("#next-pair").click()
+        status = page.locator("#compare-status").filter(has_text="No pair was loaded")
+        status.wait_for(timeout=60_000)
+        assert status.inner_text().startswith("No pair was loaded")  # no bare "Error" badge before it
+        assert "Press “Next pair” again" in status.inner_text()
+        context.close()

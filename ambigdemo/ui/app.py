@@ -37,7 +37,7 @@ def build_app(pipeline: Pipeline, config: Config) -> gr.Blocks:
             with gr.Tab("Leaderboard", id="leaderboard") as leaderboard_tab:
                 leaderboard.build(store, config, tab=leaderboard_tab)
         gr.Markdown(f"<small>ambigdemo {__version__} · preset `{config.preset}` · Wikipedia text CC BY-SA 4.0</small>")
-    demo.queue(default_concurrency_limit=config.concurrency, max_size=64)
+    demo.queue(default_concurrency_limit=config.concurrency, max_size=config.queue_size)
     return demo
 
 

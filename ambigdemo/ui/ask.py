@@ -66,10 +66,20 @@ def build(pipeline: Pipeline) -> None:
             raise gr.Error(str(exc)) from exc
 
     limit = {"concurrency_id": ANSWERING, "concurrency_limit": pipeline.config.concurrency}
+    unanswered = render.failed_js(render.UNANSWERED, len(outputs))
     for trigger in (ask.click, question.submit):
-        trigger(stream, inputs=question, outputs=outputs, api_visibility="private", **limit)
+        trigger(stream, inputs=question, outputs=outputs, api_visibility="private", **limit).failure(
+            None, js=unanswered, outputs=outputs)
+
+    def example(text: str):
+        """An example: into the question box and answered, as one event (a second event chained
+        with ``.then`` never ran when the first was turned away by a full queue)."""
+        for shown in answer_stream(pipeline, text):
+            yield text, *shown
+
     for button in example_buttons:
-        button.click(lambda text: text, inputs=button, outputs=question, api_visibility="private").then(
-            stream, inputs=question, outputs=outputs, api_visibility="private", **limit
-        )
+        button.click(example, inputs=button, outputs=[question, *outputs], api_visibility="private",
+                     show_progress_on=outputs, **limit).failure(
+            None, js=render.failed_js(render.UNANSWERED, len(outputs), echo=True), inputs=button,
+            outputs=[question, *outputs])
     gr.api(ask_api, api_name="ask", **limit)

@@ -31,6 +31,7 @@ from ambigdemo.config import Config
 from ambigdemo.runtimes.store import CRITERIA_LABELS, Judgment, JudgmentStore, StoreError, utc_now
 from ambigdemo.systems import Arena, Pair, SystemAnswer, same_words
 from ambigdemo.ui import ANSWERING
+from ambigdemo.ui.render import BUSY, failed_js
 
 log = logging.getLogger(__name__)
 
@@ -381,14 +382,20 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
     next_outputs = [state, question, answer_a, answer_b, acc_a, acc_b, *radios, comment, *buttons, status]
     load = _identified(load_pair, 2, space, generator=True)
     limit = {"concurrency_id": ANSWERING, "concurrency_limit": config.concurrency}
-    next_btn.click(load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private", **limit)
+    not_loaded = failed_js(status_html(f"No pair was loaded: {BUSY}. Press “Next pair” again in a minute."))
+    not_saved = failed_js(status_html(f"Your judgment was not saved yet: {BUSY}. Your choices are still here: "
+                                      "press the button again in a minute."))
+    next_btn.click(load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private",
+                   **limit).failure(None, js=not_loaded, outputs=status)
     # Verdicts run one at a time: two clicks in one instant ran side by side, and whichever answered last
     # ("Judgment saved" or "Saved once") took the status, so the page could show the wrong one.
     judging = {"concurrency_id": "compare-judge", "concurrency_limit": 1}
     for button, verdict in ((submit_btn, "vote"), (bad_btn, "both_bad")):
         button.click(_identified(judge(verdict), len(inputs), space), inputs=[name, *inputs], outputs=judge_outputs,
-                     api_visibility="private", trigger_mode="always_last", **judging)
+                     api_visibility="private", trigger_mode="always_last", **judging).failure(
+            None, js=not_saved, outputs=status)
     skip_btn.click(_identified(judge("skip"), len(inputs), space), inputs=[name, *inputs], outputs=judge_outputs,
                    api_visibility="private", **judging).then(
-        load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private", **limit)
+        load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private", **limit).failure(
+        None, js=not_loaded, outputs=status)
     return session

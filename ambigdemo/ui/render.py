@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from html import escape as _html_escape
 
@@ -97,6 +98,21 @@ def timings_html(timings: dict[str, float]) -> str:
     return f'<table class="ad-timings">{cells}</table>' if cells else ""
 
 
+BUSY = "too many people are asking at once (or the connection dropped)"
+UNANSWERED = (
+    f'<div class="ad-busy" role="alert" data-testid="busy">ambigdemo could not take this question: {BUSY}. '
+    "Nothing was saved or lost. Please press the button again in a minute.</div>"
+)
+
+
+def failed_js(first: str, n_outputs: int = 1, echo: bool = False) -> str:
+    """Browser-side handler for an event that failed before reaching Python (Gradio's full queue):
+    ``first`` into the first of ``n_outputs``, the others emptied; ``echo`` puts the handler's one
+    input before them (an example's text into the question box)."""
+    values = json.dumps([first] + [""] * (n_outputs - 1))
+    return f"(text) => [text, ...{values}]" if echo else f"() => {values}"
+
+
 CSS = """
 .ad-card{border:1px solid #d0d7de;border-radius:8px;padding:10px 14px;margin:8px 0;background:#fff}
 .ad-label{font-size:.8em;color:#57606a}
@@ -110,6 +126,8 @@ CSS = """
 a.cite{padding:0 !important;margin:0 !important}
 .ad-credit{font-size:.8em;color:#57606a}
 .ad-empty{padding:10px;color:#9a6700}
+[data-testid=status-tracker]:has(> .error){display:none}
+.ad-busy{padding:10px;border:1px solid #cf222e;border-radius:6px;color:#82071e;background:#fff5f5}
 #examples{flex-wrap:wrap;gap:6px}
 #examples button{flex:1 1 auto;white-space:normal;max-width:100%}
 .ad-card,.ad-paragraph,.ad-passages{overflow-wrap:anywhere}
