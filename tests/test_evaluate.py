@@ -174,6 +174,20 @@ def test_multi_answer_subset_and_tuned_threshold_baseline(tmp_path, fast):
     assert again["n"] == 3
 
 
+def test_ceilings_predict_only_gold_found_in_the_passages(tmp_path, fast):
+    """The upper bounds: a perfect reader of the passages the LLM reads, and of all top-k retrieved."""
+    data = write_json(tmp_path / "dev.json", AMBIGNQ)
+    report = evaluate("multi-answer", data, tmp_path / "out", fast.config, lambda: fast,
+                      systems=("ceiling", "ceiling-top-k"), progress=False)
+    read = json.loads((tmp_path / "out" / "predictions.ceiling.json").read_text())
+    top_k = json.loads((tmp_path / "out" / "predictions.ceiling-top-k.json").read_text())
+    gold = {r["id"]: {a for p in r["annotations"][0].get("qaPairs", []) for a in p["answer"][:1]} for r in AMBIGNQ}
+    assert all(set(answers) <= gold[i] for i, answers in top_k.items())
+    assert all(set(read[i]) <= set(top_k[i]) for i in read)  # the read passages are some of the top k
+    assert "Ferdinand Magellan" in top_k["8307493951745307544"]
+    assert report["systems"]["ceiling-top-k"]["scores"]["f1_ans"] >= report["systems"]["ceiling"]["scores"]["f1_ans"] > 0
+
+
 def test_paragraph_gold_cites_every_sentence_and_states_only_grounded_answers(tmp_path, fast):
     data = write_json(tmp_path / "dev.json", AMBIGNQ + [UNSUPPORTED])
     out = tmp_path / "out"

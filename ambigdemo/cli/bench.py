@@ -12,6 +12,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cold-runs", type=int, default=3)
     p.add_argument("--no-compare", action="store_true", help="skip the ONNX vs PyTorch comparison")
     p.add_argument("--judgments", action="store_true", help="benchmark the judgment store and leaderboard instead")
+    p.add_argument("--server", action="store_true",
+                   help="serve the app (python app.py) and read its RSS after bursts of concurrent users")
+    p.add_argument("--bursts", type=int, default=4, help="--server: bursts of users (default 4)")
+    p.add_argument("--users", type=int, default=50, help="--server: concurrent users per burst (default 50)")
     p.add_argument("--everyday", action="store_true", help="answer assets/everyday.json with the configured preset and reader")
     p.add_argument("--json", action="store_true")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -30,6 +34,10 @@ def run(args: argparse.Namespace) -> int:
         from ambigdemo.bench import everyday
 
         report = everyday()
+    elif args.server:
+        from ambigdemo.bench_server import run as run_server
+
+        report = run_server(args.bursts, args.users)
     elif args.judgments:
         from ambigdemo.bench_judgments import run as run_judgments
 

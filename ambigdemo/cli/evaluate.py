@@ -9,7 +9,10 @@ passages retrieved for each; scored by STR-EM and citation checks) and ``nq-open
 exact match). ``--subset FILE`` keeps only the ids listed in FILE (one per line). Systems: ``pipeline``
 (the configured reader, the LLM by default), ``heuristic`` (the same pipeline with the spaCy-rule reader); for qd-gold ``copy`` (every
 rewrite is the prompt question); for multi-answer ``threshold`` (the reader's answers above one
-score threshold, tuned on AmbigNQ train's supported subset, as in the AmbigQA paper's baseline).
+score threshold, tuned on AmbigNQ train's supported subset, as in the AmbigQA paper's baseline),
+and two upper bounds that read the gold: ``ceiling`` (every gold answer found, whole words after
+SQuAD normalisation, in the passages the LLM reader reads: a perfect reader of them) and
+``ceiling-top-k`` (the same over all ``top_k`` retrieved passages).
 
 Each system's predictions are appended to ``DIR/cache[.SYSTEM].jsonl`` as they are made, with the
 commit that made them, so a rerun of the same code skips the ids already there (a half-written last
@@ -45,8 +48,8 @@ if TYPE_CHECKING:
     from ambigdemo.runtimes.onnx import Generator
 
 TASKS = ("ambigqa", "qd-gold", "multi-answer", "paragraph-gold", "nq-open")
-SYSTEMS = ("pipeline", "heuristic", "copy", "threshold")
-ONLY = {"copy": "qd-gold", "threshold": "multi-answer"}
+SYSTEMS = ("pipeline", "heuristic", "copy", "threshold", "ceiling", "ceiling-top-k")
+ONLY = {"copy": "qd-gold", "threshold": "multi-answer", "ceiling": "multi-answer", "ceiling-top-k": "multi-answer"}
 SUBSET = "subset.txt"
 PLOT = "f1_by_answers.png"
 MAX_BUCKET = 5
@@ -225,7 +228,7 @@ def _ambig_item(task: str, example: AmbigExample) -> Item:
 
     pairs = _pairs(example)
     answers = [p.answers[0] for p in pairs] if task == "qd-gold" else []
-    inputs = [(gold_alternatives(p.question)[0], p.answers) for p in pairs] if task in ("qd-gold", "paragraph-gold") else []
+    inputs = [(gold_alternatives(p.question)[0], p.answers) for p in pairs] if task != "ambigqa" else []
     return Item(example.id, example.question, answers, len(pairs) or 1, inputs)
 
 
@@ -284,8 +287,20 @@ def predict(task: str, system: str, item: Item, pipeline: Callable[[], Pipeline]
 
 
 def _predict_answers(system: str, item: Item, pipeline: Pipeline, start: float) -> Record:
-    """Answers only: the app's (one per interpretation shown), or the threshold baseline's reader answers."""
-    if system == "threshold":
+    """Answers only: the app's (one per interpretation shown), the threshold baseline's reader answers,
+    or a ceiling's gold answers found in the passages."""
+    if system.startswith("ceiling"):
+        from ambigdemo.stages.reader import relevant
+        from ambigdemo.support import SupportIndex
+
+        config = pipeline.config
+        passages = pipeline.retriever.search(item.question, config.top_k)
+        if system == "ceiling":
+            passages = relevant(passages, config.reader_relevance, config.reader_min_score, config.reader_passages)
+        index, every = SupportIndex(passages), list(range(len(passages)))
+        answers = [aliases[0] for _, aliases in item.pairs if index.evidence(item.question, aliases, every)]
+        sources = ["gold"] * len(answers)
+    elif system == "threshold":
         passages = pipeline.retriever.search(item.question, pipeline.config.top_k)
         answers, sources = [a.text for a in pipeline.finder.find(item.question, passages)], ["reader"]
     else:

@@ -1,0 +1,93 @@
+"""``bench --server``: the real app under bursts of concurrent users, its RSS read after each burst.
+
+The app runs as users start it (``python app.py``) in its own process with a throwaway data folder.
+Each simulated user is a fresh ``gradio_client.Client`` (a new Gradio session) that asks one
+question through ``/ask``; a burst is ``users`` of them at once, so the queue fills the way it does
+when a class opens the Space together. After each burst the server's resident memory is read from
+``/proc/<pid>/status``; answers, turned-away requests and latencies are counted.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from ambigdemo.bench import bench_questions, percentile
+from ambigdemo.config import ROOT
+
+
+def process_rss_mb(pid: int) -> float:
+    """Resident memory of process ``pid`` (Linux ``VmRSS``) in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def _wait_http(url: str, proc: subprocess.Popen, timeout: float = 300.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the app exited with {proc.returncode} before serving")
+        try:
+            with urllib.request.urlopen(url, timeout=5):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
+def _ask(url: str, question: str) -> tuple[str, float]:
+    """One user: a new session asks one question; ("answered" | "busy" | "error", seconds)."""
+    from gradio_client import Client
+
+    start = time.perf_counter()
+    try:
+        Client(url, verbose=False).predict(question, api_name="/ask")
+        return "answered", time.perf_counter() - start
+    except Exception as exc:  # the client raises for a full queue; anything else is an error
+        kind = "busy" if "queue is full" in str(exc).lower() else "error"
+        return kind, time.perf_counter() - start
+
+
+def run(bursts: int = 4, users: int = 50, port: int = 7899, env: dict[str, str] | None = None) -> dict:
+    """Serve the app, send ``bursts`` bursts of ``users`` concurrent one-question users, report RSS."""
+    questions = bench_questions(bursts * users)
+    with tempfile.TemporaryDirectory() as data_dir:
+        server_env = {**os.environ, "AMBIGDEMO_DATA_DIR": data_dir, "GRADIO_ANALYTICS_ENABLED": "False",
+                      **(env or {})}
+        proc = subprocess.Popen([sys.executable, "app.py", "--port", str(port)], cwd=ROOT, env=server_env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        url = f"http://127.0.0.1:{port}/"
+        try:
+            _wait_http(url, proc)
+            rss = [{"requests": 0, "rss_mb": round(process_rss_mb(proc.pid))}]
+            outcomes: list[tuple[str, float]] = []
+            for b in range(bursts):
+                chunk = questions[b * users:(b + 1) * users]
+                with ThreadPoolExecutor(max_workers=users) as pool:
+                    outcomes += list(pool.map(lambda q: _ask(url, q), chunk))
+                rss.append({"requests": len(outcomes), "rss_mb": round(process_rss_mb(proc.pid))})
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    answered = [s for kind, s in outcomes if kind == "answered"]
+    return {
+        "bursts": bursts,
+        "users_per_burst": users,
+        "answered": len(answered),
+        "busy": sum(kind == "busy" for kind, _ in outcomes),
+        "errors": sum(kind == "error" for kind, _ in outcomes),
+        "answer_s_p50": round(statistics.median(answered), 2) if answered else None,
+        "answer_s_p95": round(percentile(answered, 0.95), 2) if answered else None,
+        "rss_after": rss,
+        "env": env or {},
+    }
