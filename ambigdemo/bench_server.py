@@ -58,9 +58,14 @@ def _ask(url: str, question: str) -> tuple[str, float]:
         return kind, time.perf_counter() - start
 
 
-def run(bursts: int = 4, users: int = 50, port: int = 7899, env: dict[str, str] | None = None) -> dict:
-    """Serve the app, send ``bursts`` bursts of ``users`` concurrent one-question users, report RSS."""
-    questions = bench_questions(bursts * users)
+def run(bursts: int = 4, users: int = 50, port: int = 7899, env: dict[str, str] | None = None,
+        same: bool = False) -> dict:
+    """Serve the app, send ``bursts`` bursts of ``users`` concurrent one-question users, report RSS.
+
+    ``same``: every burst asks the first burst's questions again, so growth after the first burst is
+    per request (a leak), not the allocators' high-water mark rising with new, longer inputs.
+    """
+    questions = bench_questions(users if same else bursts * users)
     with tempfile.TemporaryDirectory() as data_dir:
         server_env = {**os.environ, "AMBIGDEMO_DATA_DIR": data_dir, "GRADIO_ANALYTICS_ENABLED": "False",
                       **(env or {})}
@@ -72,7 +77,7 @@ def run(bursts: int = 4, users: int = 50, port: int = 7899, env: dict[str, str] 
             rss = [{"requests": 0, "rss_mb": round(process_rss_mb(proc.pid))}]
             outcomes: list[tuple[str, float]] = []
             for b in range(bursts):
-                chunk = questions[b * users:(b + 1) * users]
+                chunk = questions[:users] if same else questions[b * users:(b + 1) * users]
                 with ThreadPoolExecutor(max_workers=users) as pool:
                     outcomes += list(pool.map(lambda q: _ask(url, q), chunk))
                 rss.append({"requests": len(outcomes), "rss_mb": round(process_rss_mb(proc.pid))})
@@ -89,5 +94,6 @@ def run(bursts: int = 4, users: int = 50, port: int = 7899, env: dict[str, str] 
         "answer_s_p50": round(statistics.median(answered), 2) if answered else None,
         "answer_s_p95": round(percentile(answered, 0.95), 2) if answered else None,
         "rss_after": rss,
+        "same_questions_every_burst": same,
         "env": env or {},
     }

@@ -203,11 +203,21 @@ class Pipeline:
             yield result
 
     def disambiguate(self, question: str, answers: list[str]) -> list[Interpretation]:
-        """One rewrite per given answer, in order, from the retrieved passages that mention it; the
-        prompt question itself where no checked edit singles the answer out (AmbigQA with gold answers)."""
+        """One rewrite per given answer, in order, from the retrieved passages that mention it (the LLM
+        reader's rewrite first, when it reads); the prompt question itself where no checked edit
+        singles the answer out (AmbigQA with gold answers)."""
         question = clean_question(question)
         passages = self.retriever.search(question, self.config.top_k)
-        return self.rewriter.rewrite_gold(question, answers, passages)
+        propose = None
+        if self.reader is not None and passages:
+            by_id = {p.id: p for p in passages}
+
+            def propose(answer: Answer) -> str:
+                """The LLM's rewrite from the answer's best passage (the top one if none mentions it)."""
+                passage = by_id[answer.passages[0]] if answer.passages else passages[0]
+                return self.reader.rewrite_for(question, passage, answer.text)
+
+        return self.rewriter.rewrite_gold(question, answers, passages, propose)
 
     def summarize_gold(self, question: str, rewrites: list[str], answers: list[list[str]], evidence_k: int = 2, depth: int = 1000) -> Result:
         """The paragraph for given rewrites and answers (aliases each): ASQA's setting on AmbigQA's gold.

@@ -142,3 +142,13 @@ def test_generated_paragraphs_cite_and_name_every_answer(everyday):
     for r in generated:
         assert check_paragraph(r.paragraph, r.interpretations, r.passages) is None
     assert len(generated) >= 0.8 * len(answered), f"{len(generated)} of {len(answered)} paragraphs generated"
+
+
+def test_gold_answers_are_rewritten_by_the_llm_from_their_passage(pipeline):
+    """AmbigQA's gold-answers setting (qd-gold) asks the same model the app asks, after the same turns."""
+    batman = pipeline.disambiguate("Who played Batman?", ["Michael Keaton", "Zorblax Quuxley"])
+    assert [i.answer for i in batman] == ["Michael Keaton", "Zorblax Quuxley"]
+    keaton, unknown = batman
+    assert keaton.source == "llm" and "1989" in keaton.question, keaton
+    assert unknown.source == "prompt" and unknown.question == "Who played Batman?"  # no passage, no checked edit
+    assert pipeline.with_options(reader="heuristic").disambiguate("Who played Batman?", ["Michael Keaton"])[0].source != "llm"

@@ -16,6 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="serve the app (python app.py) and read its RSS after bursts of concurrent users")
     p.add_argument("--bursts", type=int, default=4, help="--server: bursts of users (default 4)")
     p.add_argument("--users", type=int, default=50, help="--server: concurrent users per burst (default 50)")
+    p.add_argument("--same", action="store_true", help="--server: every burst asks the first burst's questions")
     p.add_argument("--everyday", action="store_true", help="answer assets/everyday.json with the configured preset and reader")
     p.add_argument("--json", action="store_true")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.server:
         from ambigdemo.bench_server import run as run_server
 
-        report = run_server(args.bursts, args.users)
+        report = run_server(args.bursts, args.users, same=args.same)
     elif args.judgments:
         from ambigdemo.bench_judgments import run as run_judgments
 

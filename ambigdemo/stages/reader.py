@@ -184,13 +184,16 @@ class Reading:
     def propose_rewrite(self, answer: Answer) -> str:
         """The model's rewrite of the question for ``answer``, continuing its passage's cache ("" if none)."""
         context = self._contexts.get(answer.text)
-        if context is None:
-            return ""
-        fork = context.fork().extend(END)
-        text = ""
-        for text in fork.ask(REWRITE_TASK.format(answer=answer.text), self.reader.max_rewrite_tokens, stop=("\n",)):
-            pass
-        return text.strip().strip("\"'\u201c\u201d")
+        return "" if context is None else ask_rewrite(context, answer.text, self.reader.max_rewrite_tokens)
+
+
+def ask_rewrite(context: Context, answer: str, max_tokens: int) -> str:
+    """The rewrite for ``answer``, asked after a context that ends with the model's reply ``answer``
+    (the context itself is left as it was)."""
+    text = ""
+    for text in context.fork().extend(END).ask(REWRITE_TASK.format(answer=answer), max_tokens, stop=("\n",)):
+        pass
+    return text.strip().strip("\"'\u201c\u201d")
 
 
 @dataclass
@@ -214,3 +217,9 @@ class LlmReader:
 
     def read(self, question: str, passages: list[Passage]) -> Reading:
         return Reading(self, question, passages)
+
+    def rewrite_for(self, question: str, passage: Passage, answer: str) -> str:
+        """The rewrite for a given answer (AmbigQA's gold-answers setting), as if the model had
+        replied ``answer`` from ``passage``: the same turns the app's rewrite continues."""
+        turn = passage_turn(passage.title, passage.text, question, self.passage_words)
+        return ask_rewrite(self.prefix().fork().extend(turn + answer), answer, self.max_rewrite_tokens)

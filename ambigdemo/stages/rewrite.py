@@ -104,14 +104,16 @@ class Rewriter:
             return readings
         return [_as_asked(question, answers[0])] if answers else []
 
-    def rewrite_gold(self, question: str, answers: list[str], passages: list[Passage]) -> list[Interpretation]:
+    def rewrite_gold(
+        self, question: str, answers: list[str], passages: list[Passage], propose: Proposer | None = None
+    ) -> list[Interpretation]:
         """One interpretation per given answer, in order (AmbigQA's "gold answers given" setting).
 
         Each answer is grounded in the passages that mention it (:func:`ground`); its rewrite is the
-        best checked edit, else the prompt question itself.
+        best checked edit (``propose``'s first, as in :meth:`rewrite`), else the prompt question itself.
         """
         grounded = [ground(text, question, passages) for text in answers]
-        chosen = self._disambiguate(question, grounded, gold=True)
+        chosen = self._disambiguate(question, grounded, gold=True, propose=propose)
         return [c or _as_asked(question, a) for a, c in zip(grounded, chosen)]
 
     def _disambiguate(
