@@ -44,6 +44,7 @@ class Config:
     threads: int = 0
     concurrency: int = 2
     queue_size: int = 64
+    sessions: int = 1000
     admin_token: str = ""
     annotator_daily_cap: int = 200
 
@@ -62,6 +63,7 @@ class Config:
             threads=int(env.get("AMBIGDEMO_THREADS", cls.threads)),
             concurrency=int(env.get("AMBIGDEMO_CONCURRENCY", cls.concurrency)),
             queue_size=int(env.get("AMBIGDEMO_QUEUE_SIZE", cls.queue_size)),
+            sessions=int(env.get("AMBIGDEMO_SESSIONS", cls.sessions)),
             admin_token=env.get("AMBIGDEMO_ADMIN_TOKEN", ""),
             annotator_daily_cap=int(env.get("AMBIGDEMO_DAILY_CAP", cls.annotator_daily_cap)),
         )

@@ -143,3 +143,22 @@ def test_a_queued_request_logs_no_deprecation_warning(tmp_path):
     text = log.read_text()
     assert "Running on local URL" in text
     assert "DeprecationWarning" not in text, text[-2000:]
+
+
+def test_gradio_keeps_a_bounded_number_of_sessions(pipeline, tmp_path):
+    """Issue 15's RSS growth: Gradio keeps every browser session's component configs (about 0.1 MB
+    here) until 10,000 sessions; the app keeps AMBIGDEMO_SESSIONS, the least recently used dropped."""
+    from conftest import free_port
+
+    from ambigdemo.config import Config
+    from ambigdemo.ui.app import build_app, launch
+
+    demo = build_app(pipeline, Config.from_env(data_dir=tmp_path, sessions=3))
+    launch(demo, "127.0.0.1", free_port(), prevent_thread_lock=True, quiet=True)
+    try:
+        for k in range(5):
+            demo.state_holder[f"session-{k}"]
+        demo.state_holder["session-2"]  # used again: kept
+        assert list(demo.state_holder.session_data) == ["session-3", "session-4", "session-2"]
+    finally:
+        demo.close()

@@ -17,6 +17,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bursts", type=int, default=4, help="--server: bursts of users (default 4)")
     p.add_argument("--users", type=int, default=50, help="--server: concurrent users per burst (default 50)")
     p.add_argument("--same", action="store_true", help="--server: every burst asks the first burst's questions")
+    p.add_argument("--sessions", type=int, nargs="+",
+                   help="--server: run once per Gradio session capacity given (AMBIGDEMO_SESSIONS), side by side")
     p.add_argument("--everyday", action="store_true", help="answer assets/everyday.json with the configured preset and reader")
     p.add_argument("--json", action="store_true")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -38,7 +40,11 @@ def run(args: argparse.Namespace) -> int:
     elif args.server:
         from ambigdemo.bench_server import run as run_server
 
-        report = run_server(args.bursts, args.users, same=args.same)
+        if args.sessions:
+            report = {f"sessions_{n}": run_server(args.bursts, args.users, env={"AMBIGDEMO_SESSIONS": str(n)}, same=args.same)
+                      for n in args.sessions}
+        else:
+            report = run_server(args.bursts, args.users, same=args.same)
     elif args.judgments:
         from ambigdemo.bench_judgments import run as run_judgments
 

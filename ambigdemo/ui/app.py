@@ -38,8 +38,12 @@ def build_app(pipeline: Pipeline, config: Config) -> gr.Blocks:
                 leaderboard.build(store, config, tab=leaderboard_tab)
         gr.Markdown(f"<small>ambigdemo {__version__} · preset `{config.preset}` · Wikipedia text CC BY-SA 4.0</small>")
     demo.queue(default_concurrency_limit=config.concurrency, max_size=config.queue_size)
+    demo.state_session_capacity = config.sessions  # Gradio keeps ~0.1-0.4 MB per browser session
     return demo
 
 
 def launch(demo: gr.Blocks, host: str = "127.0.0.1", port: int = 7860, **kwargs):
+    """Serve ``demo`` with the app's CSS and the session capacity ``build_app`` set (``launch`` would
+    otherwise reset it to Gradio's 10,000)."""
+    kwargs.setdefault("state_session_capacity", demo.state_session_capacity)
     return demo.launch(server_name=host, server_port=port, css=render.CSS, footer_links=["api"], **kwargs)
