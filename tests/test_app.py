@@ -162,3 +162,17 @@ def test_gradio_keeps_a_bounded_number_of_sessions(pipeline, tmp_path):
         assert list(demo.state_holder.session_data) == ["session-3", "session-4", "session-2"]
     finally:
         demo.close()
+
+
+def test_a_pair_loading_shows_progress_on_the_two_answers_only(pipeline, tmp_path):
+    """Issue 15's Compare "freeze": a queued pair load drew Gradio's progress overlay and queue timer on
+    all 14 outputs (radios, comment, buttons), so the whole form looked frozen for the queue's wait."""
+    from ambigdemo.config import Config
+    from ambigdemo.ui.app import build_app
+
+    demo = build_app(pipeline, Config.from_env(data_dir=tmp_path))
+    loads = [fn for fn in demo.fns.values() if len(fn.outputs) == 14]
+    assert len(loads) == 2, "Next pair, and Skip's next pair"
+    answers = {b._id for b in demo.blocks.values() if getattr(b, "elem_id", None) in ("answer-a", "answer-b")}
+    for fn in loads:
+        assert {b._id for b in fn.show_progress_on} == answers

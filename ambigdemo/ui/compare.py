@@ -385,8 +385,12 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
     not_loaded = failed_js(status_html(f"No pair was loaded: {BUSY}. Press “Next pair” again in a minute."))
     not_saved = failed_js(status_html(f"Your judgment was not saved yet: {BUSY}. Your choices are still here: "
                                       "press the button again in a minute."))
+    # Progress shows on the two answers only. Shown on all 14 outputs, it covered the whole form (radios,
+    # buttons) for as long as the queue made the load wait (98-121 s with 80 users), and its timers kept
+    # the tab's main thread twice as busy (24% against 13% of a 35 s wait, measured in Chromium).
+    loading = {"show_progress_on": [answer_a, answer_b], **limit}
     next_btn.click(load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private",
-                   **limit).failure(None, js=not_loaded, outputs=status)
+                   **loading).failure(None, js=not_loaded, outputs=status)
     # Verdicts run one at a time: two clicks in one instant ran side by side, and whichever answered last
     # ("Judgment saved" or "Saved once") took the status, so the page could show the wrong one.
     judging = {"concurrency_id": "compare-judge", "concurrency_limit": 1}
@@ -396,6 +400,6 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
             None, js=not_saved, outputs=status)
     skip_btn.click(_identified(judge("skip"), len(inputs), space), inputs=[name, *inputs], outputs=judge_outputs,
                    api_visibility="private", **judging).then(
-        load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private", **limit).failure(
+        load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private", **loading).failure(
         None, js=not_loaded, outputs=status)
     return session
