@@ -137,8 +137,9 @@ class Rewriter:
     ) -> list[tuple[str, str]]:
         """Candidate rewrites, best first: the generator's (if it passes), modifiers, qualifiers, title.
 
-        With ``propose`` (the LLM reader) only its proposal and modifiers: a date or title qualifier
-        ("... in 2023?") passes the checks but rarely names what tells the readings apart.
+        With ``propose`` (the LLM reader) in the app only its proposal and modifiers: a date or title
+        qualifier ("... in 2023?") passes the checks but rarely names what tells the readings apart.
+        Given gold answers, every option stays: a qualifier still beats the prompt question unchanged.
 
         For given (``gold``) answers, as in AmbigQA's QD setting, the generator's proposal passes on
         form alone (:func:`check_rewrite` without evidence): most gold answers are in no passage of
@@ -155,7 +156,7 @@ class Rewriter:
         shared = set().union(*(content_words(o.context) for o in others)) if others else set()
         doc = self.nlp(answer.context)
         options += [(t, "modifier") for t in _modifier_rewrites(question, doc, answer, shared)]
-        if propose is None:  # an LLM reader's answer is shown only with its own or a modifier edit
+        if propose is None or gold:  # in the app an LLM reader's answer gets only its own or a modifier edit
             options += [(t, "qualifier") for t in _qualifier_rewrites(question, doc, answer, shared)]
             title = _title(answer)
             if title and not content_words(title) <= content_words(question):
