@@ -194,8 +194,8 @@ class Pipeline:
             return
         yield result
         for draft in self.summarizer.stream(question, result.interpretations, result.passages):
-            result.paragraph, result.paragraph_source = draft.text, draft.source
-            if draft.text and "paragraph_start" not in result.timings_ms:
+            result.paragraph, result.paragraph_source, result.paragraph_pending = draft.text, draft.source, draft.pending
+            if (draft.text or draft.pending) and "paragraph_start" not in result.timings_ms:
                 result.timings_ms["paragraph_start"] = timer.total
             if draft.final:
                 timer.lap("summarize")

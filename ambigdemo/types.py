@@ -54,6 +54,7 @@ class Result:
     interpretations: list[Interpretation] = field(default_factory=list)
     paragraph: str = ""
     paragraph_source: str = ""
+    paragraph_pending: str = ""  # while streaming: the sentence being written, not checked yet
     source: str = ""
     passages: list[Passage] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)

@@ -113,6 +113,9 @@ def test_paragraph_links_only_existing_passages():
     assert "[9]" in html and "[0]" in html, "out-of-range citations stay plain text"
     assert 'data-testid="paragraph"' in html
     assert "writing" in render.paragraph_html("draft", 8, final=False)
+    pending = render.paragraph_html("Checked [1].", 8, final=False, pending="Being <written>")
+    assert '<span class="ad-pending" data-testid="pending">Being &lt;written&gt;</span>' in pending
+    assert pending.index("Checked") < pending.index("ad-pending") < pending.index("writing")
     assert render.paragraph_html("", 8) == ""
 
 

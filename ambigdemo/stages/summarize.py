@@ -114,11 +114,13 @@ def paragraph_checks(text: str, answers: list[list[str]], passages: list[Passage
 
 @dataclass(frozen=True)
 class Draft:
-    """The paragraph so far; ``source`` is ``generated`` or ``evidence`` once ``final``."""
+    """The paragraph so far: ``text`` holds checked sentences only, ``pending`` the sentence being
+    written (not checked yet: it may still be replaced); ``source`` is set once ``final``."""
 
     text: str
     final: bool = False
     source: str = ""
+    pending: str = ""
 
 
 WRITE_SYSTEM = (
@@ -208,7 +210,7 @@ class Summarizer:
             fact = evidence_sentence(interp, passages)
             text = ""
             for text in self.write(fact, interp.question, interp.answer):
-                yield Draft(" ".join(done + [text]))
+                yield Draft(" ".join(done), pending=text)
             sentence = f"{text.strip().rstrip('.')} {refs}."
             if refs and check_written(sentence, interp, interpretations, passages) is None:
                 written += 1

@@ -27,7 +27,7 @@ def answer_stream(pipeline: Pipeline, question: str) -> Iterator[tuple[str, str,
             final = "total" in result.timings_ms
             yield (
                 render.interpretations_html(result),
-                render.paragraph_html(result.paragraph, len(result.passages), final),
+                render.paragraph_html(result.paragraph, len(result.passages), final, result.paragraph_pending),
                 render.passages_html(result.passages),
                 render.timings_html(result.timings_ms),
             )

@@ -70,9 +70,11 @@ def interpretations_html(result: Result) -> str:
     return head + f'<div class="ad-cards">{cards}</div>'
 
 
-def paragraph_html(text: str, n_passages: int, final: bool = True) -> str:
-    """The paragraph, escaped, with [n] turned into links to passage n."""
-    if not text:
+def paragraph_html(text: str, n_passages: int, final: bool = True, pending: str = "") -> str:
+    """The paragraph, escaped, with [n] turned into links to passage n; ``pending`` (the sentence
+    being written, not checked yet) follows in grey, so a sentence the check replaces was never shown
+    as part of the answer."""
+    if not text and not pending:
         return ""
 
     def link(m: re.Match) -> str:
@@ -80,6 +82,8 @@ def paragraph_html(text: str, n_passages: int, final: bool = True) -> str:
         return f'<a class="cite" href="#{anchor(n)}">[{n}]</a>' if 1 <= n <= n_passages else m.group(0)
 
     body = CITATION.sub(link, escape(text))
+    if pending:
+        body += f' <span class="ad-pending" data-testid="pending">{escape(pending)}</span>'
     state = "" if final else '<span class="ad-writing"> (writing…)</span>'
     return f'<div class="ad-paragraph" data-testid="paragraph">{body}{state}</div>'
 
@@ -121,6 +125,7 @@ CSS = """
 .ad-question ins{background:#dafbe1;text-decoration:none;padding:0 2px}
 .ad-question del{background:#ffebe9;padding:0 2px}
 .ad-paragraph{line-height:1.6}
+.ad-pending{color:#6e7781;font-style:italic}
 .ad-passages{list-style:none;padding-left:0}
 .ad-passages li{margin:6px 0}
 a.cite{padding:0 !important;margin:0 !important}
