@@ -8,6 +8,7 @@ artifacts, answers the questions and reports its own timings and peak RSS.
 from __future__ import annotations
 
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -60,8 +61,15 @@ def worker(n: int, use_generator: bool, reader: str = "llm") -> dict:
 
 def current_rss_mb() -> float:
     """This process's resident memory now (Linux), to see whether it grows with the requests served."""
-    with open("/proc/self/statm") as fh:
-        return int(fh.read().split()[1]) * resource.getpagesize() / 2**20
+    return process_rss_mb(os.getpid())
+
+
+def process_rss_mb(pid: int) -> float:
+    """Resident memory of process ``pid`` (Linux ``VmRSS``) in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
 
 
 def run_worker(n: int, use_generator: bool, reader: str = "llm") -> dict:

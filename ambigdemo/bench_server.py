@@ -17,18 +17,9 @@ import tempfile
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-from ambigdemo.bench import bench_questions, percentile
+from ambigdemo.bench import bench_questions, percentile, process_rss_mb
 from ambigdemo.config import ROOT
-
-
-def process_rss_mb(pid: int) -> float:
-    """Resident memory of process ``pid`` (Linux ``VmRSS``) in MiB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no VmRSS for process {pid}")
 
 
 def _wait_http(url: str, proc: subprocess.Popen, timeout: float = 300.0) -> None:
