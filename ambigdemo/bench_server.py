@@ -15,25 +15,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 from ambigdemo.bench import bench_questions, percentile, process_rss_mb
 from ambigdemo.config import ROOT
-
-
-def _wait_http(url: str, proc: subprocess.Popen, timeout: float = 300.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the app exited with {proc.returncode} before serving")
-        try:
-            with urllib.request.urlopen(url, timeout=5):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
+from ambigdemo.localhost import wait_http
 
 
 def _ask(url: str, question: str) -> tuple[str, float]:
@@ -64,7 +50,7 @@ def run(bursts: int = 4, users: int = 50, port: int = 7899, env: dict[str, str] 
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         url = f"http://127.0.0.1:{port}/"
         try:
-            _wait_http(url, proc)
+            wait_http(url, 300.0, proc)
             rss = [{"requests": 0, "rss_mb": round(process_rss_mb(proc.pid))}]
             outcomes: list[tuple[str, float]] = []
             for b in range(bursts):

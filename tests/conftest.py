@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from ambigdemo.localhost import free_port, wait_http
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -49,25 +48,6 @@ def pipeline(preset):
     return Pipeline.load(Config.from_env())
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_http(url: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=5) as resp:
-                if resp.status < 500:
-                    return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-        time.sleep(0.2)
-
-
 @contextlib.contextmanager
 def serve(pipeline, data_dir: Path, **overrides):
     """The real Gradio app (ambigdemo.ui.app.build_app) on 127.0.0.1:<free port>, its URL yielded.
@@ -87,7 +67,7 @@ def serve(pipeline, data_dir: Path, **overrides):
         port = free_port()
         launch(demo, "127.0.0.1", port, prevent_thread_lock=True, quiet=True, inbrowser=False, share=False)
         url = f"http://127.0.0.1:{port}/"
-        _wait_http(url)
+        wait_http(url)
         yield url
     finally:
         if demo is not None:

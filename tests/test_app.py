@@ -125,7 +125,9 @@ def test_a_queued_request_logs_no_deprecation_warning(tmp_path):
     import subprocess
     import sys
 
-    from conftest import ROOT, _wait_http, free_port
+    from conftest import ROOT
+
+    from ambigdemo.localhost import free_port, wait_http
 
     port = free_port()
     env = {**os.environ, "AMBIGDEMO_DATA_DIR": str(tmp_path), "PYTHONWARNINGS": "default"}
@@ -133,7 +135,7 @@ def test_a_queued_request_logs_no_deprecation_warning(tmp_path):
     with open(log, "w") as out:
         proc = subprocess.Popen([sys.executable, "app.py", "--port", str(port)], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
-        _wait_http(f"http://127.0.0.1:{port}/", timeout=180)
+        wait_http(f"http://127.0.0.1:{port}/", timeout=180)
         client = Client(f"http://127.0.0.1:{port}/", verbose=False)
         for question in ("Who wrote Harry Potter?", "Who painted the Mona Lisa?"):
             assert client.predict(question, api_name="/ask")["interpretations"]
@@ -148,9 +150,8 @@ def test_a_queued_request_logs_no_deprecation_warning(tmp_path):
 def test_gradio_keeps_a_bounded_number_of_sessions(pipeline, tmp_path):
     """Issue 15's RSS growth: Gradio keeps every browser session's component configs (about 0.1 MB
     here) until 10,000 sessions; the app keeps AMBIGDEMO_SESSIONS, the least recently used dropped."""
-    from conftest import free_port
-
     from ambigdemo.config import Config
+    from ambigdemo.localhost import free_port
     from ambigdemo.ui.app import build_app, launch
 
     demo = build_app(pipeline, Config.from_env(data_dir=tmp_path, sessions=3))

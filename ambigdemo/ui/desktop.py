@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
 import time
 
 import gradio as gr
 
+from ambigdemo.localhost import free_port
 from ambigdemo.ui.app import launch
 
 ASK_ENV = "AMBIGDEMO_DESKTOP_ASK"
@@ -38,12 +38,6 @@ _REPORT_JS = """({
   cards: document.querySelector('#cards').innerText,
   resources: performance.getEntriesByType('resource').map(e => e.name).concat([location.href]),
 })"""
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def run(demo: gr.Blocks, width: int = 1200, height: int = 900) -> None:
