@@ -387,7 +387,7 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
                                       "press the button again in a minute."))
     # Progress shows on the two answers only. Shown on all 14 outputs, it covered the whole form (radios,
     # buttons) for as long as the queue made the load wait (98-121 s with 80 users), and its timers kept
-    # the tab's main thread twice as busy (24% against 13% of a 35 s wait, measured in Chromium).
+    # the tab's main thread twice as busy (24% against 13% of a 35 s wait: a one-off CDP measurement in Chromium).
     loading = {"show_progress_on": [answer_a, answer_b], **limit}
     next_btn.click(load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private",
                    **loading).failure(None, js=not_loaded, outputs=status)
