@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ambigdemo.rating import compute_leaderboard
-from ambigdemo.runtimes.store import Judgment, JudgmentStore, pair_id
+from ambigdemo.judging.rating import compute_leaderboard
+from ambigdemo.judging.store import Judgment, JudgmentStore, pair_id
 
 LABELS = ("A", "tie", "B")
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import gradio as gr
 
 from ambigdemo.config import Config
-from ambigdemo.rating import compute_leaderboard
-from ambigdemo.runtimes.store import Judgment, JudgmentStore
-from ambigdemo.systems import DEFAULT_SYSTEMS
+from ambigdemo.judging.rating import compute_leaderboard
+from ambigdemo.judging.store import Judgment, JudgmentStore
+from ambigdemo.judging.systems import DEFAULT_SYSTEMS
 from ambigdemo.ui import leaderboard
 
 TIMEOUT_MS = 120_000

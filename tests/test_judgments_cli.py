@@ -12,7 +12,7 @@ import pytest
 
 from ambigdemo.bench_judgments import synthetic_judgments
 from ambigdemo.cli.judgments import on_space_volume
-from ambigdemo.runtimes.store import JudgmentStore
+from ambigdemo.judging.store import JudgmentStore
 
 ROOT = Path(__file__).resolve().parent.parent
 

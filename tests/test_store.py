@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ambigdemo.runtimes.store import (
+from ambigdemo.judging.store import (
     CapReached,
     DuplicateJudgment,
     HubMirror,
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 WRITER = """
 import sys
-from ambigdemo.runtimes.store import Judgment, JudgmentStore
+from ambigdemo.judging.store import Judgment, JudgmentStore
 db, prefix, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 store = JudgmentStore(db)
 i = 0

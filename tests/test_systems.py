@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from ambigdemo.runtimes.store import Judgment, JudgmentStore
-from ambigdemo.systems import (
+from ambigdemo.judging.store import Judgment, JudgmentStore
+from ambigdemo.judging.systems import (
     DEFAULT_SYSTEMS,
     POOL_FILE,
     Arena,

@@ -61,7 +61,7 @@ def on_space_volume(db: Path) -> bool:
 
 def _refused(token: str) -> bool:
     """Check ``token`` against ``AMBIGDEMO_ADMIN_TOKEN``; print why and return True when refused."""
-    from ambigdemo.runtimes.store import check_admin_token
+    from ambigdemo.judging.store import check_admin_token
 
     try:
         check_admin_token(token, os.environ.get("AMBIGDEMO_ADMIN_TOKEN", ""))
@@ -72,7 +72,7 @@ def _refused(token: str) -> bool:
 
 
 def _open(args: argparse.Namespace):
-    from ambigdemo.runtimes.store import JudgmentStore
+    from ambigdemo.judging.store import JudgmentStore
 
     return JudgmentStore(_db_path(args))
 
@@ -92,7 +92,7 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
-    from ambigdemo.rating import compute_leaderboard, plot_strengths
+    from ambigdemo.judging.rating import compute_leaderboard, plot_strengths
 
     board = compute_leaderboard(_open(args).iter_all(), rounds=args.rounds, seed=args.seed)
     print(json.dumps(board.to_dict(), indent=2) if args.json else board.to_markdown())

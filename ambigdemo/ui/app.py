@@ -9,7 +9,7 @@ import gradio as gr
 from ambigdemo import __version__
 from ambigdemo.config import Config
 from ambigdemo.pipeline import Pipeline
-from ambigdemo.runtimes.store import open_store
+from ambigdemo.judging.store import open_store
 from ambigdemo.ui import ask, compare, leaderboard, render
 
 TITLE = "ambigdemo: ambiguous question answering"

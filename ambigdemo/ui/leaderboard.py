@@ -18,8 +18,8 @@ from pathlib import Path
 import gradio as gr
 
 from ambigdemo.config import Config
-from ambigdemo.rating import Leaderboard, compute_leaderboard, plot_strengths
-from ambigdemo.runtimes.store import JudgmentStore, check_admin_token
+from ambigdemo.judging.rating import Leaderboard, compute_leaderboard, plot_strengths
+from ambigdemo.judging.store import JudgmentStore, check_admin_token
 
 log = logging.getLogger(__name__)
 

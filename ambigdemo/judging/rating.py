@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ambigdemo.runtimes.store import Judgment
+from ambigdemo.judging.store import Judgment
 
 ELO_SCALE = 400 / math.log(10)
 ELO_ANCHOR = 1000.0

@@ -37,11 +37,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ambigdemo.config import MAX_QUESTION_CHARS, ROOT
-from ambigdemo.runtimes.store import pair_id
+from ambigdemo.judging.store import pair_id
 
 if TYPE_CHECKING:
     from ambigdemo.pipeline import Pipeline
-    from ambigdemo.runtimes.store import JudgmentStore
+    from ambigdemo.judging.store import JudgmentStore
 
 POOL_FILE = ROOT / "assets" / "compare_questions.json"
 POOL_ENV = "AMBIGDEMO_COMPARE_POOL"
