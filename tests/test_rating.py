@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from ambigdemo.bench_judgments import synthetic_judgments
-from ambigdemo.judging.rating import cohen_kappa, compute_leaderboard, fit_bradley_terry, plot_strengths, to_elo
+from ambigdemo.judging.agreement import cohen_kappa
+from ambigdemo.judging.rating import compute_leaderboard, fit_bradley_terry, plot_strengths, to_elo
 from ambigdemo.judging.store import Judgment
 
 BT_3_TO_1 = 400 * math.log10(3)

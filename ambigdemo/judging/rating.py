@@ -16,22 +16,21 @@ Pure analysis on a list of ``Judgment``; no UI, no store access. Scoring rules:
   they were, and that batched refit can land 1e-11 beside the single fit (matplotlib then refused
   the negative error bar).
 * Position bias: the share of non-tie ``overall`` votes won by the system shown on the left.
-* Agreement: Cohen's kappa on ``overall``, expressed as the winning system's name (or ``tie``) so
-  sides are comparable, over every two annotators of one pair (each one's earliest judgment; the
-  earlier annotator is rater 1).
+* Agreement: Cohen's kappa on ``overall`` over every two annotators of one pair (``agreement``
+  has alpha, Fleiss' kappa and intervals per criterion).
+* Attention-check pairs (``check:`` systems) never enter the leaderboard.
 """
 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from itertools import combinations
 from pathlib import Path
 
 import numpy as np
 
+from ambigdemo.judging.agreement import is_attention, overall_kappa
 from ambigdemo.judging.store import Judgment
 
 ELO_SCALE = 400 / math.log(10)
@@ -171,9 +170,13 @@ def _bincount(index: np.ndarray, weights: np.ndarray, k: int) -> np.ndarray:
 
 
 def compute_leaderboard(judgments: Iterable[Judgment], rounds: int = 1000, seed: int = 0,
-                        l2: float = L2) -> Leaderboard:
-    """The full leaderboard; ``rounds=0`` skips the bootstrap (intervals collapse to the estimate)."""
-    judgments = list(judgments)
+                        l2: float = L2, exclude: Iterable[str] = ()) -> Leaderboard:
+    """The full leaderboard; ``rounds=0`` skips the bootstrap (intervals collapse to the estimate).
+
+    Attention-check judgments never count; ``exclude`` names annotators left out (e.g. flagged ones).
+    """
+    exclude = set(exclude)
+    judgments = [j for j in judgments if not is_attention(j) and j.annotator not in exclude]
     counted = [j for j in judgments if j.verdict != "skip"]
     n_skipped = len(judgments) - len(counted)
     if not counted:
@@ -182,7 +185,7 @@ def compute_leaderboard(judgments: Iterable[Judgment], rounds: int = 1000, seed:
     strength, lower, upper = _strengths(table, rounds, np.random.default_rng(seed), l2)
     rows = _system_rows(table, strength, lower, upper)
     bias, bias_n = position_bias(table)
-    kappa, kappa_n = overall_agreement(counted)
+    kappa, kappa_n = overall_kappa(counted)
     return Leaderboard(rows, _win_rates(table), bias, bias_n, kappa, kappa_n, len(counted), n_skipped, rounds)
 
 
@@ -283,42 +286,6 @@ def position_bias(table: _Table) -> tuple[float | None, int]:
         return None, 0
     a_won = table.points[decided, 2] == 1.0
     return float(np.mean(a_won == table.left_is_a[decided])), n
-
-
-def overall_agreement(judgments: Sequence[Judgment]) -> tuple[float | None, int]:
-    """Cohen's kappa on the ``overall`` winner over pairs judged by two different annotators.
-
-    Each annotator's earliest judgment of a pair counts; every two annotators of a pair make one item.
-    """
-    first_by_pair: dict[str, dict[str, Judgment]] = defaultdict(dict)
-    for j in sorted(judgments, key=lambda j: (j.created_at, j.id)):
-        first_by_pair[j.pair_id].setdefault(j.annotator, j)
-    items = [
-        (_overall_winner(x), _overall_winner(y))
-        for by_annotator in first_by_pair.values()
-        for x, y in combinations(by_annotator.values(), 2)
-    ]
-    return cohen_kappa(items), len(items)
-
-
-def _overall_winner(j: Judgment) -> str:
-    if j.verdict == "both_bad" or j.overall == "tie":
-        return "tie"
-    return j.system_a if j.overall == "A" else j.system_b
-
-
-def cohen_kappa(items: Sequence[tuple[str, str]]) -> float | None:
-    """Cohen's kappa of (rater 1, rater 2) labels; ``None`` when undefined (no items or chance = 1)."""
-    if not items:
-        return None
-    first = [x for x, _ in items]
-    second = [y for _, y in items]
-    n = len(items)
-    observed = sum(x == y for x, y in items) / n
-    chance = sum(first.count(label) * second.count(label) for label in set(first) | set(second)) / n**2
-    if chance == 1.0:
-        return None
-    return (observed - chance) / (1.0 - chance)
 
 
 def plot_strengths(leaderboard: Leaderboard, path: str | Path) -> Path:

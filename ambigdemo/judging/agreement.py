@@ -1,0 +1,191 @@
+"""Agreement between annotators, and between annotators and automatic metrics.
+
+An *item* is one pair (question, two systems) judged on one criterion. Each annotator's label is
+oriented to the pair's canonical (sorted) system order, as an ordinal value: -1 the first system is
+better, 0 tie, +1 the second one is better; ``both_bad`` is a tie on ``overall``. Only each
+annotator's earliest counted judgment of a pair is used, and attention-check pairs are left out.
+
+* Krippendorff's alpha, ordinal (``krippendorff``), over every item with two or more labels.
+* Fleiss' kappa (``statsmodels``), nominal, over the items with the most common number of labels
+  (it needs the same number of raters per item).
+* Cohen's kappa over every two annotators of one item (the earlier one is rater 1).
+* 95% intervals: a bootstrap over items (percentiles of ``rounds`` resamples), always holding the
+  estimate.
+* With automatic scores per (system, question), the share of decided ``overall`` votes where the
+  human winner is also the system the metric scores higher (pairs the metric ties are left out).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from itertools import combinations
+
+import numpy as np
+
+from ambigdemo.judging.store import Judgment
+
+CRITERIA = ("comprehensiveness", "fluency", "overall")
+ATTENTION_PREFIX = "check:"
+_ORIENTED = {"A": -1, "tie": 0, "B": 1}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A statistic, its 95% bootstrap interval and the number of items it was computed on."""
+
+    value: float | None
+    lower: float | None
+    upper: float | None
+    n: int
+
+
+@dataclass(frozen=True)
+class CriterionAgreement:
+    criterion: str
+    alpha: Estimate
+    fleiss: Estimate
+    cohen: Estimate
+    raters_per_item: int
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def is_attention(j: Judgment) -> bool:
+    """Whether ``j`` judged an attention-check pair (not a real system comparison)."""
+    return j.system_a.startswith(ATTENTION_PREFIX) or j.system_b.startswith(ATTENTION_PREFIX)
+
+
+def label(j: Judgment, criterion: str) -> int:
+    """``j``'s ordinal label on ``criterion``, oriented to the sorted system order."""
+    value = "tie" if criterion == "overall" and j.verdict == "both_bad" else getattr(j, criterion)
+    oriented = _ORIENTED[value]
+    return oriented if j.system_a < j.system_b else -oriented
+
+
+def items(judgments: Iterable[Judgment], criterion: str) -> list[list[int]]:
+    """Labels per item (two or more annotators), each annotator's earliest counted judgment."""
+    first: dict[str, dict[str, Judgment]] = defaultdict(dict)
+    for j in sorted(judgments, key=lambda j: (j.created_at, j.id)):
+        if j.counted and not is_attention(j):
+            first[j.pair_id].setdefault(j.annotator, j)
+    return [[label(j, criterion) for j in by_annotator.values()]
+            for by_annotator in first.values() if len(by_annotator) >= 2]
+
+
+def krippendorff_alpha(rows: Sequence[Sequence[int]]) -> float | None:
+    """Ordinal alpha of items given as label lists; ``None`` when undefined (no variation)."""
+    import krippendorff
+
+    if not rows:
+        return None
+    width = max(len(r) for r in rows)
+    data = np.full((width, len(rows)), np.nan)
+    for i, r in enumerate(rows):
+        data[: len(r), i] = r
+    if len(np.unique(data[~np.isnan(data)])) < 2:
+        return None
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal", value_domain=[-1, 0, 1]))
+
+
+def fleiss_kappa(rows: Sequence[Sequence[int]]) -> float | None:
+    """Fleiss' kappa of items that all have the same number of labels; ``None`` when undefined."""
+    from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
+
+    if not rows:
+        return None
+    table = np.array([[r.count(v) for v in (-1, 0, 1)] for r in rows])
+    if (table.sum(axis=0) > 0).sum() < 2:
+        return None
+    return float(statsmodels_fleiss(table))
+
+
+def cohen_kappa(pairs: Sequence[tuple[object, object]]) -> float | None:
+    """Cohen's kappa of (rater 1, rater 2) labels; ``None`` when undefined (no items or chance = 1)."""
+    if not pairs:
+        return None
+    first = [x for x, _ in pairs]
+    second = [y for _, y in pairs]
+    n = len(pairs)
+    observed = sum(x == y for x, y in pairs) / n
+    chance = sum(first.count(v) * second.count(v) for v in set(first) | set(second)) / n**2
+    if chance == 1.0:
+        return None
+    return (observed - chance) / (1.0 - chance)
+
+
+def _rater_pairs(rows: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
+    return [(x, y) for r in rows for x, y in combinations(r, 2)]
+
+
+def _cohen_of_items(rows: Sequence[Sequence[int]]) -> float | None:
+    return cohen_kappa(_rater_pairs(rows))
+
+
+def overall_kappa(judgments: Iterable[Judgment]) -> tuple[float | None, int]:
+    """Cohen's kappa on ``overall`` over every two annotators of a pair, and how many such pairs."""
+    pairs = _rater_pairs(items(judgments, "overall"))
+    return cohen_kappa(pairs), len(pairs)
+
+
+def _bootstrap(rows: Sequence[Sequence[int]], statistic: Callable[[Sequence[Sequence[int]]], float | None],
+               rounds: int, rng: np.random.Generator, n: int) -> Estimate:
+    value = statistic(rows)
+    if value is None or rounds <= 0:
+        return Estimate(value, value, value, n)
+    draws = [statistic([rows[i] for i in rng.integers(0, len(rows), len(rows))]) for _ in range(rounds)]
+    draws = np.array([d for d in draws if d is not None])
+    if not len(draws):
+        return Estimate(value, value, value, n)
+    lower, upper = np.percentile(draws, [2.5, 97.5])
+    return Estimate(value, float(min(lower, value)), float(max(upper, value)), n)
+
+
+def agreement(judgments: Iterable[Judgment], rounds: int = 1000, seed: int = 0) -> list[CriterionAgreement]:
+    """Alpha, Fleiss' kappa and Cohen's kappa per criterion, with bootstrap intervals."""
+    judgments = list(judgments)
+    rng = np.random.default_rng(seed)
+    out = []
+    for criterion in CRITERIA:
+        rows = items(judgments, criterion)
+        sizes = [len(r) for r in rows]
+        modal = max(set(sizes), key=lambda s: (sizes.count(s), -s)) if sizes else 0
+        even = [r for r in rows if len(r) == modal]
+        out.append(CriterionAgreement(
+            criterion,
+            _bootstrap(rows, krippendorff_alpha, rounds, rng, len(rows)),
+            _bootstrap(even, fleiss_kappa, rounds, rng, len(even)),
+            _bootstrap(rows, _cohen_of_items, rounds, rng, len(_rater_pairs(rows))),
+            modal,
+        ))
+    return out
+
+
+@dataclass(frozen=True)
+class MetricAgreement:
+    """How often the annotators' ``overall`` winner is the system a metric scores higher."""
+
+    metric: str
+    agree: int
+    n: int
+
+    @property
+    def rate(self) -> float | None:
+        return self.agree / self.n if self.n else None
+
+
+def metric_agreement(judgments: Iterable[Judgment], metric: str,
+                     scores: Mapping[tuple[str, str], float], key: Callable[[str], str]) -> MetricAgreement:
+    """Decided ``overall`` votes whose winner the metric also ranks higher; ``scores[(system, key(question))]``."""
+    agree = n = 0
+    for j in judgments:
+        if j.verdict != "vote" or j.overall == "tie" or is_attention(j):
+            continue
+        a, b = scores.get((j.system_a, key(j.question))), scores.get((j.system_b, key(j.question)))
+        if a is None or b is None or a == b:
+            continue
+        n += 1
+        agree += (a > b) == (j.overall == "A")
+    return MetricAgreement(metric, agree, n)
