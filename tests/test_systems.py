@@ -7,11 +7,11 @@ import random
 
 import pytest
 
+from ambigdemo.judging.arena import Arena
 from ambigdemo.judging.store import Judgment, JudgmentStore
 from ambigdemo.judging.systems import (
     DEFAULT_SYSTEMS,
     POOL_FILE,
-    Arena,
     Pool,
     SpecError,
     StoredSystem,
@@ -83,7 +83,7 @@ def test_stored_system_found_by_name_in_data_dir(tmp_path):
 
 
 @pytest.mark.parametrize("line, message", [
-    ('{"question": "q"}', "answer"),
+    ('{"question": "q"}', "paragraph"),
     ('{"question": "q", "answer": "a", "interpretations": [{"question": 1}]}', "interpretation"),
     ("not json", ""),
     ('["q", "a"]', "object"),

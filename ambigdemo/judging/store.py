@@ -307,6 +307,17 @@ class JudgmentStore:
         )
         return {r[0] for r in rows}
 
+    def pair_counts(self) -> dict[str, int]:
+        """Counted judgments (any annotator) per ``pair_id``: how close each pair is to its overlap target."""
+        rows = self._conn().execute("SELECT pair_id, count(*) FROM judgments WHERE verdict != 'skip' GROUP BY pair_id")
+        return {r[0]: r[1] for r in rows}
+
+    def left_counts(self, annotator: str) -> dict[str, int]:
+        """How often each system was shown on the left to ``annotator`` (for balancing positions)."""
+        rows = self._conn().execute("SELECT left_is, count(*) FROM judgments WHERE annotator = ? GROUP BY left_is",
+                                    (annotator,))
+        return {r[0]: r[1] for r in rows}
+
     def export(self, path: str | os.PathLike, fmt: str = "jsonl") -> int:
         """Write every judgment to ``path`` as ``jsonl`` or ``csv``; returns the number written."""
         if fmt not in ("jsonl", "csv"):

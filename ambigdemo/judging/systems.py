@@ -8,7 +8,7 @@ A *system* turns a question into a :class:`SystemAnswer`. Pipeline variants shar
 * ``top-passage``: retrieval only; the top passage's text is the answer, with no interpretations;
 * ``k4``: the full pipeline over the top 4 passages instead of ``top_k``.
 
-``stored:NAME`` systems answer from a JSONL file of ``{"question", "answer", "interpretations"?}``
+``stored:NAME`` systems answer from a JSONL file of ``{"question", "paragraph", "interpretations"?, "passages"?}``
 records (for example human references), and cover only the questions in that file.
 
 Selection: :meth:`Arena.next_pair` draws, uniformly at random, a (question, two systems) pair that
@@ -28,8 +28,6 @@ import json
 import os
 import random
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
@@ -61,7 +59,7 @@ def question_key(question: str) -> str:
     return " ".join(question.split()).casefold()
 
 
-def _clean(question: str) -> str:
+def clean_text(question: str) -> str:
     return " ".join(str(question).split())
 
 
@@ -166,34 +164,45 @@ class StoredSystem:
         """``stored:NAME`` from ``path``; a malformed line raises ``SpecError`` naming it."""
         if not _STORED_NAME.match(name):
             raise SpecError(f"stored system name {name!r}: use letters, digits, '.', '_' or '-' (at most 64)")
-        system = STORED_PREFIX + name
-        path = Path(path)
-        answers: dict[str, SystemAnswer] = {}
+        answers = read_jsonl_answers(path, STORED_PREFIX + name)
+        return cls(STORED_PREFIX + name, {question_key(a.question): a for a in answers},
+                   f"answers stored in {Path(path).name}")
+
+
+def read_jsonl_answers(path: str | os.PathLike, system: str) -> list[SystemAnswer]:
+    """``system``'s answers, one JSON object per line; ``SpecError`` names a bad line or a repeat."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(f"{system}: cannot read {path}: {exc}") from exc
+    out: dict[str, SystemAnswer] = {}
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise SpecError(f"{system}: cannot read {path}: {exc}") from exc
-        for n, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                answer = _stored_answer(system, json.loads(line))
-            except (ValueError, TypeError, KeyError) as exc:
-                raise SpecError(f"{path}:{n}: {exc}") from exc
-            answers.setdefault(question_key(answer.question), answer)
-        if not answers:
-            raise SpecError(f"{path}: no answers")
-        return cls(system, answers, f"answers stored in {path.name}")
+            answer = jsonl_answer(system, json.loads(line))
+        except (ValueError, TypeError, KeyError) as exc:
+            raise SpecError(f"{path}:{n}: {exc}") from exc
+        if question_key(answer.question) in out:
+            raise SpecError(f"{path}:{n}: the question {answer.question!r} is answered twice")
+        out[question_key(answer.question)] = answer
+    if not out:
+        raise SpecError(f"{path}: no answers")
+    return list(out.values())
 
 
-def _stored_answer(system: str, record: Any) -> SystemAnswer:
+def jsonl_answer(system: str, record: Any) -> SystemAnswer:
+    """One JSONL record as ``system``'s answer: ``question``, ``paragraph`` (or ``answer``), optional
+    ``interpretations`` and ``passages``; raises ``ValueError`` saying what is wrong."""
     if not isinstance(record, dict):
         raise ValueError("each line must be a JSON object")
-    question, answer = record.get("question"), record.get("answer")
-    if not isinstance(question, str) or not _clean(question):
+    question = record.get("question")
+    paragraph = record.get("paragraph", record.get("answer"))
+    if not isinstance(question, str) or not clean_text(question):
         raise ValueError('"question" must be a non-empty string')
-    if not isinstance(answer, str) or not answer.strip():
-        raise ValueError('"answer" must be a non-empty string (the paragraph)')
+    if not isinstance(paragraph, str) or not paragraph.strip():
+        raise ValueError('"paragraph" must be a non-empty string')
     interpretations = record.get("interpretations") or []
     if not isinstance(interpretations, list):
         raise ValueError('"interpretations" must be a list of {"question", "answer"}')
@@ -201,12 +210,12 @@ def _stored_answer(system: str, record: Any) -> SystemAnswer:
     for i in interpretations:
         if not (isinstance(i, dict) and isinstance(i.get("question"), str) and isinstance(i.get("answer"), str)):
             raise ValueError('each interpretation must be {"question": str, "answer": str}')
-        cleaned.append({"question": _clean(i["question"]), "answer": _clean(i["answer"])})
+        cleaned.append({"question": clean_text(i["question"]), "answer": clean_text(i["answer"])})
     passages = record.get("passages") or []
     if not isinstance(passages, list) or not all(isinstance(p, dict) for p in passages):
         raise ValueError('"passages" must be a list of {"title", "text"}')
     return SystemAnswer(
-        system=system, question=_clean(question), paragraph=answer.strip()[:MAX_ANSWER_CHARS],
+        system=system, question=clean_text(question), paragraph=paragraph.strip()[:MAX_ANSWER_CHARS],
         interpretations=cleaned,
         passages=[{"title": str(p.get("title", "")), "text": str(p.get("text", ""))} for p in passages],
     )
@@ -282,7 +291,7 @@ class Pool:
     def from_questions(cls, questions: Iterable[str], source: str = "") -> "Pool":
         seen: dict[str, str] = {}
         for q in questions:
-            q = _clean(q)
+            q = clean_text(q)
             if q and len(q) <= MAX_QUESTION_CHARS:
                 seen.setdefault(question_key(q), q)
         if not seen:
@@ -379,49 +388,3 @@ def next_pair(annotator: str, store: "JudgmentStore", rng: random.Random, *, que
     swapped = rng.random() < 0.5
     left, right = (y, x) if swapped else (x, y)
     return Pair(question, left, right, swapped)
-
-
-class Arena:
-    """Systems, the question pool and a bounded cache of answers (the pipeline is deterministic)."""
-
-    def __init__(self, systems: Mapping[str, System], pool: Pool, cache_size: int = 512):
-        self.systems = dict(systems)
-        self.pool = pool
-        self.cache_size = cache_size
-        self._cache: OrderedDict[tuple[str, str], SystemAnswer] = OrderedDict()
-        self._lock = threading.Lock()
-        self.identical: set[str] = set()  # pairs whose two answers read the same: there is nothing to judge
-        usable = candidate_pairs(pool.questions, self.systems)
-        if not usable:
-            raise SpecError(f"no question of {pool.source or 'the pool'} is covered by two of {list(self.systems)}")
-
-    @classmethod
-    def from_env(cls, pipeline: "Pipeline | None", specs: str | Sequence[str] | None = None,
-                 pool: str | os.PathLike | Pool | None = None,
-                 data_dir: str | os.PathLike | None = None) -> "Arena":
-        """Systems from ``specs`` (else ``AMBIGDEMO_COMPARE_SYSTEMS``), questions from ``pool`` (else env/default)."""
-        systems = load_systems(pipeline, specs, data_dir)
-        return cls(systems, pool if isinstance(pool, Pool) else Pool.load(pool))
-
-    def next_pair(self, annotator: str, store: "JudgmentStore", rng: random.Random,
-                  exclude: Iterable[str] = ()) -> Pair | None:
-        excluded = set(exclude) | self.identical
-        return next_pair(annotator, store, rng, questions=self.pool.questions, systems=self.systems, exclude=excluded)
-
-    def mark_identical(self, pair: Pair) -> None:
-        """Never draw this pair again, for anyone: its systems answer it word for word alike."""
-        with self._lock:
-            self.identical.add(pair.pair_id)
-
-    def answer(self, system: str, question: str) -> SystemAnswer:
-        key = (system, question_key(question))
-        with self._lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key]
-        answer = self.systems[system].answer(question)
-        with self._lock:
-            self._cache[key] = answer
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-        return answer

@@ -29,7 +29,8 @@ import gradio as gr
 from ambigdemo import __version__
 from ambigdemo.config import Config
 from ambigdemo.judging.store import CRITERIA_LABELS, Judgment, JudgmentStore, StoreError, utc_now
-from ambigdemo.judging.systems import Arena, Pair, SystemAnswer, same_words
+from ambigdemo.judging.arena import Arena
+from ambigdemo.judging.systems import Pair, SystemAnswer, same_words
 from ambigdemo.ui import ANSWERING
 from ambigdemo.ui.render import BUSY, failed_js
 
