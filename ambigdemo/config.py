@@ -46,6 +46,7 @@ class Config:
     queue_size: int = 64
     sessions: int = 1000
     admin_token: str = ""
+    study: str = ""
     annotator_daily_cap: int = 200
 
     @classmethod
@@ -65,6 +66,7 @@ class Config:
             queue_size=int(env.get("AMBIGDEMO_QUEUE_SIZE", cls.queue_size)),
             sessions=int(env.get("AMBIGDEMO_SESSIONS", cls.sessions)),
             admin_token=env.get("AMBIGDEMO_ADMIN_TOKEN", ""),
+            study=env.get("AMBIGDEMO_STUDY", ""),
             annotator_daily_cap=int(env.get("AMBIGDEMO_DAILY_CAP", cls.annotator_daily_cap)),
         )
         if base.reader not in READERS:
@@ -74,6 +76,15 @@ class Config:
     @property
     def preset_dir(self) -> Path:
         return self.models_dir / self.preset
+
+    @property
+    def studies_dir(self) -> Path:
+        return self.data_dir / "studies"
+
+    @property
+    def systems_dir(self) -> Path:
+        """Where imported systems live (``stored:NAME`` reads ``NAME.jsonl`` here first)."""
+        return self.data_dir / "systems"
 
     @property
     def judgments_db(self) -> Path:

@@ -12,7 +12,7 @@ import pytest
 
 from ambigdemo.bench_judgments import synthetic_judgments
 from ambigdemo.cli.judgments import on_space_volume
-from ambigdemo.judging.store import JudgmentStore
+from ambigdemo.judging.store import Judgment, JudgmentStore
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -68,3 +68,45 @@ def test_reset_is_refused_without_the_admin_token(data_dir: Path) -> None:
 def test_export_needs_the_token_only_on_a_space_volume(tmp_path: Path) -> None:
     assert on_space_volume(Path("/data/ambigdemo/judgments.sqlite"))
     assert not on_space_volume(tmp_path / "judgments.sqlite")
+
+
+def test_a_study_from_prediction_files_to_agreement(tmp_path: Path) -> None:
+    gold = tmp_path / "dev.json"
+    questions = [("q1", "Who sings what a beautiful name?", ["Hillsong Worship"]),
+                 ("q2", "Who won the world cup in 2018?", ["France"]),
+                 ("q3", "Who wrote hamlet?", ["William Shakespeare"])]
+    gold.write_text(json.dumps([{"id": i, "question": q, "annotations": [{"type": "singleAnswer", "answer": a}]}
+                                for i, q, a in questions]))
+    right = tmp_path / "right.json"
+    right.write_text(json.dumps({i: a for i, _, a in questions}))
+    wrong = tmp_path / "wrong.jsonl"
+    wrong.write_text("\n".join(json.dumps({"question": q, "paragraph": "Nobody knows [1]."}) for _, q, _ in questions))
+    data = tmp_path / "data"
+    assert cli(data, "systems", "add", "right", str(right), "--questions", str(gold)).returncode == 0
+    done = cli(data, "systems", "add", "wrong", str(wrong))
+    assert done.returncode == 0 and "imported 3 answers as stored:wrong" in done.stdout
+    bad = cli(data, "systems", "add", "broken", str(right))
+    assert bad.returncode == 2 and "give the question set" in bad.stderr
+    assert "stored:right\t3 answers" in cli(data, "systems", "list").stdout
+    done = cli(data, "study", "create", "s1", "--systems", "stored:right,stored:wrong", "--questions", str(gold),
+               "--per-pair", "2", "--attention", "0")
+    assert done.returncode == 0, done.stderr
+    store = JudgmentStore(data / "judgments.sqlite")
+    for annotator, choice in (("ann1", "right"), ("ann2", "right")):
+        for _, q, _ in questions:
+            store.add(Judgment.new(question=q, system_a="stored:right", system_b="stored:wrong", answer_a="{}",
+                                   answer_b="{}", annotator=annotator, overall="A" if choice == "right" else "B",
+                                   comprehensiveness="A", fluency="tie"))
+    assert "3 of 3 pairs have 2 judgments" in cli(data, "study", "status", "s1").stdout
+    agreement = cli(data, "agreement", "--study", "s1", "--rounds", "50", "--json")
+    report = json.loads(agreement.stdout)
+    overall = next(r for r in report["criteria"] if r["criterion"] == "overall")
+    assert overall["alpha"]["n"] == 3
+    assert report["metrics"][0] == {"metric": "STR-EM", "agree": 6, "n": 6, "rate": 1.0}
+    quality = json.loads(cli(data, "quality", "--json").stdout)
+    assert {r["annotator"] for r in quality} == {"ann1", "ann2"}
+    folder = tmp_path / "dataset"
+    assert cli(data, "export", "--out", str(folder)).returncode == 0
+    assert (folder / "README.md").is_file() and len((folder / "criteria.jsonl").read_text().splitlines()) == 18
+    other = tmp_path / "other"
+    assert cli(other, "import", str(folder)).stdout.strip() == "added 6, skipped 0"

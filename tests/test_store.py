@@ -190,10 +190,17 @@ def _varied(store: JudgmentStore) -> list[Judgment]:
     return judgments
 
 
-@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
-def test_export_import_round_trip_is_exact(tmp_path: Path, store: JudgmentStore, fmt: str) -> None:
+def _contents(path: Path) -> dict[str, bytes]:
+    if not path.is_dir():
+        return {"": path.read_bytes()}
+    return {f.name: f.read_bytes() for f in sorted(path.iterdir())}
+
+
+@pytest.mark.parametrize("fmt, name", [("jsonl", "{}.jsonl"), ("csv", "{}.csv"), ("criteria-jsonl", "criteria-{}.jsonl"),
+                                       ("criteria-csv", "criteria-{}.csv"), ("hf", "{}-dataset")])
+def test_export_import_round_trip_is_exact(tmp_path: Path, store: JudgmentStore, fmt: str, name: str) -> None:
     original = _varied(store)
-    first, second = tmp_path / f"one.{fmt}", tmp_path / f"two.{fmt}"
+    first, second = tmp_path / name.format("one"), tmp_path / name.format("two")
     assert store.export(first, fmt) == 4
     copy = JudgmentStore(tmp_path / "copy.sqlite")
     copy.add(original[3])
@@ -202,9 +209,35 @@ def test_export_import_round_trip_is_exact(tmp_path: Path, store: JudgmentStore,
     assert store.import_file(first) == (0, 4)
     assert sorted(copy.iter_all(), key=lambda j: j.id) == sorted(original, key=lambda j: j.id)
     fresh = JudgmentStore(tmp_path / "fresh.sqlite")
-    assert fresh.import_file(first) == (4, 0)
-    fresh.export(second, fmt)
-    assert second.read_bytes() == first.read_bytes()
+    assert fresh.import_file(first) == (4, 0)  # the format follows from the name
+    fresh.export(second)
+    assert _contents(second) == _contents(first)
+
+
+def test_per_criterion_rows_keep_every_annotator_apart(tmp_path: Path, store: JudgmentStore) -> None:
+    _varied(store)
+    store.export(tmp_path / "criteria.jsonl")
+    rows = [json.loads(line) for line in (tmp_path / "criteria.jsonl").read_text().splitlines()]
+    assert len(rows) == 3 * store.count()
+    first = [r for r in rows if r["question"] == "Quién ganó?"]
+    assert [(r["criterion"], r["label"], r["winner"]) for r in first] == [
+        ("comprehensiveness", "A", "x"), ("fluency", "tie", "tie"), ("overall", "B", "y")]
+    assert {(r["annotator"], r["criterion"]) for r in rows if r["question"] == "When?"} == {
+        (a, c) for a in "bc" for c in ("comprehensiveness", "fluency", "overall")}
+    card = store.export(tmp_path / "dataset", "hf") and (tmp_path / "dataset" / "README.md").read_text()
+    assert "config_name: criteria" in card and "CC BY-SA 4.0" in card
+
+
+def test_per_criterion_import_needs_all_three_rows(tmp_path: Path, store: JudgmentStore) -> None:
+    _varied(store)
+    path = tmp_path / "criteria.csv"
+    store.export(path)
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:-1]))
+    fresh = JudgmentStore(tmp_path / "fresh.sqlite")
+    with pytest.raises(ValueError, match="needs one row per criterion"):
+        fresh.import_file(path)
+    assert fresh.count() == 0
 
 
 def test_import_of_a_bad_row_adds_nothing(tmp_path: Path, store: JudgmentStore) -> None:

@@ -21,10 +21,15 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ambigdemo.judging.store import Judgment
+
+if TYPE_CHECKING:
+    from ambigdemo.judging.predictions import GoldQuestion
+    from ambigdemo.judging.systems import SystemAnswer
 
 CRITERIA = ("comprehensiveness", "fluency", "overall")
 ATTENTION_PREFIX = "check:"
@@ -189,3 +194,21 @@ def metric_agreement(judgments: Iterable[Judgment], metric: str,
         n += 1
         agree += (a > b) == (j.overall == "A")
     return MetricAgreement(metric, agree, n)
+
+
+def metric_scores(answers: Iterable["SystemAnswer"], gold: Mapping[str, "GoldQuestion"],
+                  key: Callable[[str], str]) -> dict[str, dict[tuple[str, str], float]]:
+    """ASQA's STR-EM (gold short answers in the paragraph) and ROUGE-L (against reference paragraphs)
+    of each answer whose question has that gold, as ``{metric: {(system, key(question)): score}}``."""
+    from ambigdemo.metrics import rouge_l, str_em
+
+    out: dict[str, dict[tuple[str, str], float]] = {"STR-EM": {}, "ROUGE-L": {}}
+    for a in answers:
+        g = gold.get(key(a.question))
+        if g is None:
+            continue
+        if g.short_answers:
+            out["STR-EM"][(a.system, key(a.question))] = str_em(g.short_answers, a.paragraph)
+        if g.long_answers:
+            out["ROUGE-L"][(a.system, key(a.question))] = rouge_l(a.paragraph, g.long_answers)
+    return out

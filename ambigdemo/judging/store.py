@@ -17,7 +17,6 @@ first); an annotator gives at most one counted verdict (``vote`` or ``both_bad``
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import hashlib
 import hmac
@@ -318,37 +317,26 @@ class JudgmentStore:
                                     (annotator,))
         return {r[0]: r[1] for r in rows}
 
-    def export(self, path: str | os.PathLike, fmt: str = "jsonl") -> int:
-        """Write every judgment to ``path`` as ``jsonl`` or ``csv``; returns the number written."""
-        if fmt not in ("jsonl", "csv"):
-            raise ValueError(f"unknown export format {fmt!r}; use jsonl or csv")
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        n = 0
-        with path.open("w", encoding="utf-8", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
-            if fmt == "csv":
-                writer.writeheader()
-            for j in self.iter_all():
-                if fmt == "csv":
-                    writer.writerow(j.to_row())
-                else:
-                    f.write(_jsonl_line(j))
-                n += 1
-        return n
+    def export(self, path: str | os.PathLike, fmt: str = "") -> int:
+        """Write every judgment to ``path`` (``exports.FORMATS``; default from the name); returns how many."""
+        from ambigdemo.judging import exports
+
+        return exports.write(self.iter_all(), path, fmt)
 
     def import_file(self, path: str | os.PathLike, fmt: str = "") -> tuple[int, int]:
         """Load an export in one transaction; returns ``(added, skipped)``.
 
         A row is skipped when its id, ``client_key`` or (annotator, pair) verdict is already stored.
-        The daily cap does not apply: imports restore judgments that were already accepted.
+        The daily cap does not apply: imports restore judgments that were already accepted. A bad
+        row raises ``ValueError`` naming it, and nothing of the file is stored.
         """
-        path = Path(path)
-        fmt = fmt or ("csv" if path.suffix.lower() == ".csv" else "jsonl")
+        from ambigdemo.judging import exports
+
+        judgments = list(exports.read(path, fmt))
         conn = self._conn()
         added = skipped = 0
         with _transaction(conn):
-            for j in _read_file(path, fmt):
+            for j in judgments:
                 if _insert(conn, j, or_ignore=True):
                     added += 1
                 else:
@@ -396,22 +384,6 @@ def _from_sql(row: sqlite3.Row) -> Judgment:
 
 def _jsonl_line(j: Judgment) -> str:
     return json.dumps(j.to_dict(), ensure_ascii=False) + "\n"
-
-
-def _read_file(path: Path, fmt: str) -> Iterator[Judgment]:
-    """Judgments of an exported file; a malformed row raises ``ValueError`` naming its line."""
-    with path.open(encoding="utf-8", newline="" if fmt == "csv" else None) as f:
-        if fmt == "csv":
-            rows = enumerate(csv.DictReader(f), start=2)
-        elif fmt == "jsonl":
-            rows = ((n, json.loads(line)) for n, line in enumerate(f, start=1) if line.strip())
-        else:
-            raise ValueError(f"unknown import format {fmt!r}; use jsonl or csv")
-        for n, row in rows:
-            try:
-                yield Judgment.from_dict(row)
-            except (ValueError, TypeError) as exc:
-                raise ValueError(f"{path}:{n}: {exc}") from exc
 
 
 class HubMirror:

@@ -9,8 +9,11 @@ import gradio as gr
 from ambigdemo import __version__
 from ambigdemo.config import Config
 from ambigdemo.pipeline import Pipeline
+from ambigdemo.judging.arena import Arena
 from ambigdemo.judging.store import open_store
+from ambigdemo.judging.study import Study
 from ambigdemo.ui import ask, compare, leaderboard, render
+from ambigdemo.ui.workers import Workers
 
 TITLE = "ambigdemo: ambiguous question answering"
 INTRO = (
@@ -27,13 +30,15 @@ warnings.filterwarnings("ignore", message=r"'HTTP_422_UNPROCESSABLE_ENTITY' is d
 
 def build_app(pipeline: Pipeline, config: Config) -> gr.Blocks:
     store = open_store(config.data_dir, config.judgments_db, config.annotator_daily_cap)
+    workers = Workers(config.concurrency)
+    arena = Arena.from_study(pipeline, Study.load(config.study, config.studies_dir), config.data_dir) if config.study else None
     with gr.Blocks(title=TITLE, delete_cache=(leaderboard.EXPORT_TTL_S, leaderboard.EXPORT_TTL_S)) as demo:
         gr.Markdown(f"## {TITLE}\n{INTRO}")
         with gr.Tabs():
             with gr.Tab("Ask", id="ask"):
-                ask.build(pipeline)
+                ask.build(pipeline, workers)
             with gr.Tab("Compare", id="compare"):
-                compare.build(pipeline, store, config)
+                compare.build(pipeline, store, config, arena, workers=workers)
             with gr.Tab("Leaderboard", id="leaderboard") as leaderboard_tab:
                 leaderboard.build(store, config, tab=leaderboard_tab)
         gr.Markdown(f"<small>ambigdemo {__version__} · preset `{config.preset}` · Wikipedia text CC BY-SA 4.0</small>")

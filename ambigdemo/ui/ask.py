@@ -11,6 +11,7 @@ import gradio as gr
 from ambigdemo.config import ROOT
 from ambigdemo.pipeline import Pipeline, QuestionError
 from ambigdemo.ui import ANSWERING, render
+from ambigdemo.ui.workers import Workers
 
 EXAMPLES_FILE = ROOT / "assets" / "examples.json"
 
@@ -35,8 +36,8 @@ def answer_stream(pipeline: Pipeline, question: str) -> Iterator[tuple[str, str,
         yield f'<div class="ad-empty" data-testid="input-error">{render.escape(str(exc))}</div>', "", "", ""
 
 
-def build(pipeline: Pipeline) -> None:
-    """Add the Ask tab's components and events to the current Blocks."""
+def build(pipeline: Pipeline, workers: Workers) -> None:
+    """Add the Ask tab's components and events to the current Blocks; answers run on ``workers``."""
     examples = [e["question"] for e in load_examples()]
     with gr.Row():
         question = gr.Textbox(label="Question", placeholder="Who discovered oxygen?", max_lines=2, scale=5, elem_id="question")
@@ -56,12 +57,12 @@ def build(pipeline: Pipeline) -> None:
         timings = gr.HTML(elem_id="timings")
     outputs = [cards, paragraph, passages, timings]
     def stream(q: str):
-        yield from answer_stream(pipeline, q)
+        yield from workers.stream(answer_stream, pipeline, q)
 
     def ask_api(question: str) -> dict:
         """The result as JSON (the CLI's ``--json`` shape); a bad question raises a readable error."""
         try:
-            return pipeline.ask(question).to_dict()
+            return workers.call(pipeline.ask, question).to_dict()
         except QuestionError as exc:
             raise gr.Error(str(exc)) from exc
 
@@ -74,7 +75,7 @@ def build(pipeline: Pipeline) -> None:
     def example(text: str):
         """An example: into the question box and answered, as one event (a second event chained
         with ``.then`` never ran when the first was turned away by a full queue)."""
-        for shown in answer_stream(pipeline, text):
+        for shown in workers.stream(answer_stream, pipeline, text):
             yield text, *shown
 
     for button in example_buttons:

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import inspect
 import logging
+import math
 import os
 import random
 import re
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -33,6 +35,7 @@ from ambigdemo.judging.arena import Arena
 from ambigdemo.judging.systems import Pair, SystemAnswer, same_words
 from ambigdemo.ui import ANSWERING
 from ambigdemo.ui.render import BUSY, failed_js
+from ambigdemo.ui.workers import Workers
 
 log = logging.getLogger(__name__)
 
@@ -166,6 +169,7 @@ class CompareSession:
     arena: Arena
     store: JudgmentStore
     rng: random.Random
+    workers: Workers | None = None
 
     def new_state(self, pair: Pair) -> dict[str, Any]:
         """Server-side state of one shown pair: its client_key, sides and (later) the answers."""
@@ -178,7 +182,11 @@ class CompareSession:
         """Fill ``state["answers"]`` side by side, yielding the state after each answer."""
         pair = state["pair"]
         for side, system in (("A", pair["system_a"]), ("B", pair["system_b"])):
-            state["answers"][side] = self.arena.answer(system, pair["question"]).to_dict()
+            answer = (self.workers.call(self.arena.answer, system, pair["question"]) if self.workers
+                      else self.arena.answer(system, pair["question"]))
+            state["answers"][side] = answer.to_dict()
+            if self.complete(state):
+                state["read_from"] = time.monotonic()
             yield state
 
     @staticmethod
@@ -200,6 +208,11 @@ class CompareSession:
             return "rejected", "Load a pair first: press “Next pair”.", None
         if verdict != "skip" and not self.complete(state):
             return "rejected", "Wait until both answers are complete before judging.", None
+        wait = self.arena.min_read_s - (time.monotonic() - state.get("read_from", 0.0))
+        if verdict != "skip" and wait > 0:
+            return "rejected", (f"Please read both answers before judging: {math.ceil(wait)} more second"
+                                f"{'s' if math.ceil(wait) != 1 else ''} (this study asks for "
+                                f"{self.arena.min_read_s:.0f}). Your choices are kept."), None
         labels = {"comprehensiveness": comprehensiveness, "fluency": fluency, "overall": overall}
         if verdict == "vote":
             missing = [name for name, value in labels.items() if value not in CRITERIA_LABELS]
@@ -285,10 +298,10 @@ def _identified(fn: Callable, n_inputs: int, space: bool, generator: bool = Fals
 
 
 def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = None,
-          rng: random.Random | None = None) -> CompareSession:
+          rng: random.Random | None = None, workers: Workers | None = None) -> CompareSession:
     """Add the Compare tab's components and events to the current Blocks."""
     arena = arena or Arena.from_env(pipeline, data_dir=config.data_dir)
-    session = CompareSession(arena, store, rng or random.Random())
+    session = CompareSession(arena, store, rng or random.Random(), workers)
     space = on_space()
 
     gr.Markdown(INSTRUCTIONS)

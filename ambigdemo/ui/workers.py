@@ -1,0 +1,56 @@
+"""A fixed set of threads that run every answer, so memory stays with them.
+
+Gradio runs each handler, and each step of a streaming handler, on any of its ~40 worker threads.
+glibc gives each thread its own malloc arena (up to 8 per core), and freed memory in one arena is
+not reused by another, so answers spread over many threads raise the resident set step by step.
+Run on ``n`` threads (the app's concurrency limit), the same answers keep it flat:
+``python -m ambigdemo bench --threads`` measures both side by side.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+_DONE = object()
+
+
+class Workers:
+    """``call`` and ``stream`` run a function on one of ``n`` long-lived threads."""
+
+    def __init__(self, n: int):
+        self.pool = ThreadPoolExecutor(max_workers=max(1, n), thread_name_prefix="answer")
+
+    def call(self, fn: Callable[..., T], *args: Any) -> T:
+        return self.pool.submit(fn, *args).result()
+
+    def stream(self, fn: Callable[..., Iterator[T]], *args: Any) -> Iterator[T]:
+        """Items of ``fn(*args)`` as the worker produces them; closing this iterator stops the worker."""
+        items: queue.Queue = queue.Queue()
+        stop = threading.Event()
+
+        def produce() -> None:
+            try:
+                for item in fn(*args):
+                    items.put((True, item))
+                    if stop.is_set():
+                        return
+                items.put((True, _DONE))
+            except BaseException as exc:  # handed to the consumer, which raises it
+                items.put((False, exc))
+
+        self.pool.submit(produce)
+        try:
+            while True:
+                ok, item = items.get()
+                if not ok:
+                    raise item
+                if item is _DONE:
+                    return
+                yield item
+        finally:
+            stop.set()
