@@ -188,3 +188,21 @@ def test_a_study_file_round_trips_and_names_its_errors(tmp_path: Path, gold_file
         Study.load("other", tmp_path)
     with pytest.raises(SpecError, match="two or more systems"):
         Study("s2", ["stored:mine"], study.questions)
+
+
+def test_a_verdict_before_the_minimum_reading_time_is_refused_and_loses_nothing(tmp_path: Path, gold_file: Path) -> None:
+    from ambigdemo.ui.compare import CompareSession
+
+    study = _study(gold_file, per_pair=1, attention_share=0.0, min_read_s=60)
+    arena = Arena(_two_systems(tmp_path), load_study_pool(study), study=study)
+    store = JudgmentStore(tmp_path / "j.sqlite")
+    session = CompareSession(arena, store, random.Random(0))
+    state = session.new_state(arena.next_pair("ann", store, session.rng))
+    for state in session.generate(state):
+        pass
+    kind, message, _ = session.judge("ann", state, "vote", (), (), "A", "tie", "A")
+    assert kind == "rejected" and "Please read both answers" in message and "60" in message
+    assert store.count() == 0 and not state["done"]
+    state["read_from"] -= 60
+    assert session.judge("ann", state, "vote", (), (), "A", "tie", "A")[0] == "saved"
+    assert session.judge("ann", state, "skip")[0] == "repeat"

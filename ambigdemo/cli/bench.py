@@ -19,9 +19,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--same", action="store_true", help="--server: every burst asks the first burst's questions")
     p.add_argument("--sessions", type=int, nargs="+",
                    help="--server: run once per Gradio session capacity given (AMBIGDEMO_SESSIONS), side by side")
+    p.add_argument("--threads", action="store_true",
+                   help="RSS of answers spread over 20 threads vs pinned to the app's worker threads, side by side")
+    p.add_argument("--repeats", type=int, default=2, help="--threads: runs of each mode (default 2)")
     p.add_argument("--everyday", action="store_true", help="answer assets/everyday.json with the configured preset and reader")
     p.add_argument("--json", action="store_true")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--threads-worker", choices=("unpinned", "pinned"), help=argparse.SUPPRESS)
     p.add_argument("--no-generator", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--reader", default="llm", help=argparse.SUPPRESS)
     p.set_defaults(func=run)
@@ -33,7 +37,16 @@ def run(args: argparse.Namespace) -> int:
 
         print(json.dumps(worker(args.n, not args.no_generator, args.reader)))
         return 0
-    if args.everyday:
+    if args.threads_worker:
+        from ambigdemo.bench import threads_worker
+
+        print(json.dumps(threads_worker(args.n, args.threads_worker == "pinned")))
+        return 0
+    if args.threads:
+        from ambigdemo.bench import run_threads
+
+        report = run_threads(args.n, args.repeats)
+    elif args.everyday:
         from ambigdemo.bench import everyday
 
         report = everyday()

@@ -189,6 +189,10 @@ class CompareSession:
                 state["read_from"] = time.monotonic()
             yield state
 
+    def use(self, arena: Arena) -> None:
+        """Assign pairs from ``arena`` from now on (an admin started a study)."""
+        self.arena = arena
+
     @staticmethod
     def complete(state: dict[str, Any] | None) -> bool:
         return bool(state and state.get("answers") and all(state["answers"].get(s) for s in ("A", "B")))
@@ -341,7 +345,7 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
             yield [current, *keep, *[gr.update()] * 3,
                    status_html("Type your name first (or sign in): it keeps your judgments apart.")]
             return
-        pair = arena.next_pair(annotator, store, session.rng, exclude=skipped_ids)
+        pair = session.arena.next_pair(annotator, store, session.rng, exclude=skipped_ids)
         if pair is None:
             yield [None, question_html(""), answer_html(None, "A"), answer_html(None, "B"),
                    *_acc_updates(None, None),
@@ -363,7 +367,7 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
                    status_html("One of the systems failed on this question; press “Next pair” for another.")]
             return
         if same_words(a, b):
-            arena.mark_identical(pair)
+            session.arena.mark_identical(pair)
             yield [None, gr.update(), gr.update(), gr.update(), *[gr.update()] * 6, *enable(False),
                    status_html("Both systems gave the same answer here, so there is nothing to compare: "
                                "press “Next pair”.", "ok")]

@@ -9,21 +9,29 @@ from __future__ import annotations
 
 import logging
 import secrets
+import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from html import escape
 from pathlib import Path
 
 import gradio as gr
 
 from ambigdemo.config import Config
+from ambigdemo.judging.agreement import CriterionAgreement, Estimate, agreement
+from ambigdemo.judging.predictions import load_questions, read_predictions, save_system
+from ambigdemo.judging.quality import AnnotatorReport, annotator_reports, flagged
 from ambigdemo.judging.rating import Leaderboard, compute_leaderboard, plot_strengths
 from ambigdemo.judging.store import JudgmentStore, check_admin_token
+from ambigdemo.judging.study import Study
+from ambigdemo.judging.systems import STORED_PREFIX, SpecError, parse_specs
 
 log = logging.getLogger(__name__)
 
 ROUNDS = 1000
+AGREEMENT_ROUNDS = 200
 WRONG_TOKEN_DELAY_S = 1.0
 CSS = """
 .lb-table{border-collapse:collapse;margin:6px 0}
@@ -88,6 +96,37 @@ def _rate(x: float | None) -> str:
     return "–" if x is None else f"{x:.2f}"
 
 
+def _estimate(e: Estimate) -> str:
+    return "–" if e.value is None else f'{e.value:.2f} <span class="lb-note">({e.lower:.2f} to {e.upper:.2f})</span>'
+
+
+def agreement_html(rows: list[CriterionAgreement]) -> str:
+    """Alpha, Fleiss' and Cohen's kappa per criterion, with their intervals and item counts."""
+    body = "".join(
+        f"<tr><td>{escape(r.criterion)}</td><td>{_estimate(r.alpha)}</td><td>{_estimate(r.fleiss)}</td>"
+        f"<td>{_estimate(r.cohen)}</td><td>{r.alpha.n}</td></tr>" for r in rows)
+    return ('<h4>Agreement between annotators (95% bootstrap intervals over pairs)</h4>'
+            '<table class="lb-table lb-matrix" data-testid="lb-agreement"><thead><tr><th>Criterion</th>'
+            "<th>Krippendorff's alpha</th><th>Fleiss' kappa</th><th>Cohen's kappa</th><th>pairs</th></tr></thead>"
+            f"<tbody>{body}</tbody></table>")
+
+
+def quality_html(reports: list[AnnotatorReport]) -> str:
+    """Per-annotator checks for the admin: attention, reading time, side share, outlier p, flags."""
+    if not reports:
+        return '<div class="lb-note">No judgments yet.</div>'
+    def cell(x: float | None, fmt: str) -> str:
+        return "–" if x is None else format(x, fmt)
+    body = "".join(
+        f'<tr data-flagged="{str(bool(r.flags)).lower()}"><td>{escape(r.annotator)}</td><td>{r.judgments}</td>'
+        f"<td>{r.attention_passed}/{r.attention_total}</td><td>{cell(r.median_read_s, '.0f')}</td>"
+        f"<td>{cell(None if r.left_share is None else 100 * r.left_share, '.0f')}</td><td>{cell(r.outlier_p, '.2g')}</td>"
+        f"<td>{escape('; '.join(r.flags)) or 'none'}</td></tr>" for r in reports)
+    return ('<table class="lb-table lb-matrix" data-testid="admin-quality"><thead><tr><th>Annotator</th><th>judgments</th>'
+            "<th>attention passed</th><th>median read s</th><th>left %</th><th>outlier p</th><th>flags</th></tr></thead>"
+            f"<tbody>{body}</tbody></table>")
+
+
 class LeaderboardView:
     """Computes the leaderboard and its plot from the store; one computation at a time."""
 
@@ -97,17 +136,24 @@ class LeaderboardView:
         self._lock = threading.Lock()
         self._plots = Path(tempfile.mkdtemp(prefix="ambigdemo-leaderboard-"))
 
-    def refresh(self) -> tuple[str, str | None]:
+    def refresh(self, exclude_flagged: bool = False) -> tuple[str, str | None]:
         with self._lock:
-            lb = compute_leaderboard(self.store.iter_all(), rounds=self.rounds)
+            judgments = list(self.store.iter_all())
+            left_out = flagged(judgments) if exclude_flagged else set()
+            lb = compute_leaderboard(judgments, rounds=self.rounds, exclude=left_out)
+            kept = [j for j in judgments if j.annotator not in left_out]
+            html = table_html(lb) + (agreement_html(agreement(kept, rounds=AGREEMENT_ROUNDS)) if lb.systems else "")
+            if left_out:
+                html += f'<div class="lb-note">Left out {len(left_out)} flagged annotator(s).</div>'
             plot = None
             if lb.systems:
                 plot = str(plot_strengths(lb, self._plots / f"strengths-{time.time_ns()}.png"))
                 for old in sorted(self._plots.glob("strengths-*.png"))[:-4]:
                     old.unlink(missing_ok=True)
-        return table_html(lb), plot
+        return html, plot
 
 
+EXPORT_KINDS = ("jsonl", "csv", "criteria-jsonl", "criteria-csv", "hf")
 EXPORT_TTL_S = 600  # an export's file (and Gradio's cached copy: ``delete_cache`` in ui/app.py) lives this long
 
 
@@ -117,13 +163,20 @@ def export_for_admin(store: JudgmentStore, folder: Path, kind: str) -> tuple[Pat
     Its download link is handed only to the admin's page; the random folder makes it unguessable and
     the file (with Gradio's cached copy) is deleted within ``EXPORT_TTL_S``.
     """
-    kind = kind if kind in ("jsonl", "csv") else "jsonl"
+    kind = kind if kind in EXPORT_KINDS else "jsonl"
     for old in folder.glob("*/judgments-*"):
         old.unlink(missing_ok=True)
         old.parent.rmdir()
     private = folder / secrets.token_urlsafe(18)
     private.mkdir()
-    path = private / f"judgments-{time.strftime('%Y%m%d-%H%M%S')}.{kind}"
+    suffix = {"criteria-jsonl": "criteria.jsonl", "criteria-csv": "criteria.csv"}.get(kind, kind)
+    path = private / f"judgments-{time.strftime('%Y%m%d-%H%M%S')}.{suffix}"
+    if kind == "hf":
+        store.export(private / "dataset", "hf")
+        shutil.make_archive(str(path.with_suffix("")), "zip", private / "dataset")
+        shutil.rmtree(private / "dataset")
+        path = path.with_suffix(".zip")
+        return path, store.count()
     return path, store.export(path, kind)
 
 
@@ -138,36 +191,102 @@ def _authorised(token: str | None, config: Config) -> str:
         return str(exc)
 
 
-def build(store: JudgmentStore, config: Config, tab: gr.Tab | None = None) -> LeaderboardView:
-    """Add the Leaderboard tab's components and events to the current Blocks."""
+def import_system(name: str, upload: str | None, fmt: str, questions: str | None, config: Config) -> str:
+    """Import an uploaded prediction file as ``stored:NAME``; the message says what happened or why not."""
+    if not upload:
+        return "Choose a prediction file first."
+    try:
+        gold = load_questions(questions) if questions else None
+        answers = read_predictions(upload, STORED_PREFIX + (name or "").strip(), "" if fmt == "auto" else fmt, gold)
+        path = save_system((name or "").strip(), answers, config.systems_dir)
+    except SpecError as exc:
+        return f"Not imported: {exc}"
+    return f"Imported {len(answers)} answers as {STORED_PREFIX}{path.stem}."
+
+
+def create_study(name: str, systems: str, questions: str | None, per_pair: float, attention: float, min_read: float,
+                 config: Config, start: Callable[[Study], None]) -> str:
+    """Save a study and make it the Compare tab's; the message says what happened or why not."""
+    if not questions:
+        return "Choose the study's question set first."
+    try:
+        study = Study((name or "").strip(), parse_specs(systems), load_questions(questions), int(per_pair),
+                      float(attention), float(min_read))
+        start(study)
+        study.save(config.studies_dir)
+    except SpecError as exc:
+        return f"Not started: {exc}"
+    return (f"Study {study.name} started: {len(study.systems)} systems, {len(study.questions)} questions, "
+            f"{study.per_pair} judgments per pair. The Compare tab now assigns its pairs.")
+
+
+def build(store: JudgmentStore, config: Config, tab: gr.Tab | None = None,
+          start_study: Callable[[Study], None] | None = None) -> LeaderboardView:
+    """Add the Leaderboard tab's components and events to the current Blocks.
+
+    ``start_study`` makes a study the Compare tab's (the admin view's "Start study").
+    """
     view = LeaderboardView(store)
     gr.Markdown(HELP)
-    refresh = gr.Button("Refresh", variant="primary", elem_id="lb-refresh")
+    with gr.Row():
+        refresh = gr.Button("Refresh", variant="primary", elem_id="lb-refresh")
+        exclude = gr.Checkbox(label="Leave out flagged annotators", value=False, elem_id="lb-exclude")
     table = gr.HTML('<div class="lb-note">Press Refresh.</div>', css_template=CSS, elem_id="lb-table")
     plot = gr.Image(label="Bradley-Terry strengths (95% bootstrap intervals)", type="filepath", format="png",
                     interactive=False, elem_id="lb-plot", buttons=["download"])
     for trigger in [refresh.click] + ([tab.select] if tab is not None else []):
-        trigger(view.refresh, outputs=[table, plot], api_visibility="private", concurrency_limit=1,
+        trigger(view.refresh, inputs=exclude, outputs=[table, plot], api_visibility="private", concurrency_limit=1,
                 concurrency_id="leaderboard")
 
     with gr.Accordion("Admin", open=False):
         if not config.admin_token:
-            gr.Markdown("Admin actions are disabled: set `AMBIGDEMO_ADMIN_TOKEN` to enable export and reset.")
+            gr.Markdown("Admin actions are disabled: set `AMBIGDEMO_ADMIN_TOKEN` to enable quality checks, "
+                        "system import, studies, export and reset.")
             return view
         token = gr.Textbox(label="Admin token", type="password", max_lines=1, elem_id="admin-token")
         unlock = gr.Button("Unlock", elem_id="admin-unlock")
         admin_msg = gr.Markdown(elem_id="admin-message")
         with gr.Group(visible=False) as admin:
-            fmt = gr.Radio(["jsonl", "csv"], value="jsonl", label="Export format")
+            quality_btn = gr.Button("Annotator quality", elem_id="admin-quality-btn")
+            quality = gr.HTML(css_template=CSS, elem_id="admin-quality")
+            gr.Markdown("**Import a system**: AmbigQA prediction JSON, ASQA `{id: long answer}` JSON, or JSONL "
+                        "(`question`, `paragraph`, `interpretations`, `passages`); the JSON forms need their question set.")
+            with gr.Row():
+                system_name = gr.Textbox(label="System name", max_lines=1, elem_id="admin-system-name")
+                system_fmt = gr.Dropdown(["auto", "ambigqa", "asqa", "jsonl"], value="auto", label="Format")
+            system_file = gr.File(label="Predictions", type="filepath", elem_id="admin-system-file")
+            questions_file = gr.File(label="Question set (AmbigNQ JSON, ASQA JSON or JSONL)", type="filepath",
+                                     elem_id="admin-questions-file")
+            import_btn = gr.Button("Import system", elem_id="admin-import")
+            gr.Markdown("**Start a study** on the question set above (systems: e.g. `stored:mine,stored:theirs`).")
+            with gr.Row():
+                study_name = gr.Textbox(label="Study name", max_lines=1, elem_id="admin-study-name")
+                study_systems = gr.Textbox(label="Systems", max_lines=1, elem_id="admin-study-systems")
+            with gr.Row():
+                per_pair = gr.Number(2, label="Judgments per pair", precision=0, minimum=1, elem_id="admin-per-pair")
+                attention = gr.Number(0.1, label="Attention-check share", minimum=0, maximum=0.9, elem_id="admin-attention")
+                min_read = gr.Number(10, label="Minimum reading time (s)", minimum=0, elem_id="admin-min-read")
+            study_btn = gr.Button("Start study", elem_id="admin-start-study", interactive=start_study is not None)
+            fmt = gr.Radio(list(EXPORT_KINDS), value="jsonl", label="Export format (hf: a zipped dataset folder with its card)")
             export_btn = gr.Button("Export judgments", elem_id="admin-export")
             export_file = gr.File(label="Export", interactive=False, elem_id="admin-file")
             confirm = gr.Checkbox(label="I understand that reset deletes every judgment", value=False)
             reset_btn = gr.Button("Reset (delete all judgments)", variant="stop", elem_id="admin-reset")
     exports = Path(tempfile.mkdtemp(prefix="ambigdemo-export-"))
 
+    def gated(fn: Callable[..., str]) -> Callable[..., str]:
+        def run(tok: str, *args):
+            why = _authorised(tok, config)
+            return escape(why) if why else fn(*args)
+        return run
+
     def do_unlock(tok: str):
         why = _authorised(tok, config)
         return gr.update(visible=not why), escape(why) if why else "Admin actions unlocked."
+
+    def do_quality(tok: str):
+        why = _authorised(tok, config)
+        return ("", escape(why)) if why else (quality_html(annotator_reports(store.iter_all())), "")
 
     def do_export(tok: str, kind: str):
         why = _authorised(tok, config)
@@ -186,8 +305,16 @@ def build(store: JudgmentStore, config: Config, tab: gr.Tab | None = None) -> Le
         log.warning("admin reset deleted %d judgments", n)
         return f"Deleted {n} judgments.", gr.update(value=False)
 
-    unlock.click(do_unlock, inputs=token, outputs=[admin, admin_msg], api_visibility="private")
-    token.submit(do_unlock, inputs=token, outputs=[admin, admin_msg], api_visibility="private")
-    export_btn.click(do_export, inputs=[token, fmt], outputs=[export_file, admin_msg], api_visibility="private")
-    reset_btn.click(do_reset, inputs=[token, confirm], outputs=[admin_msg, confirm], api_visibility="private")
+    private = {"api_visibility": "private"}
+    unlock.click(do_unlock, inputs=token, outputs=[admin, admin_msg], **private)
+    token.submit(do_unlock, inputs=token, outputs=[admin, admin_msg], **private)
+    quality_btn.click(do_quality, inputs=token, outputs=[quality, admin_msg], **private)
+    import_btn.click(gated(lambda *a: escape(import_system(*a, config))),
+                     inputs=[token, system_name, system_file, system_fmt, questions_file], outputs=admin_msg, **private)
+    if start_study is not None:
+        study_btn.click(gated(lambda *a: escape(create_study(*a, config, start_study))),
+                        inputs=[token, study_name, study_systems, questions_file, per_pair, attention, min_read],
+                        outputs=admin_msg, **private)
+    export_btn.click(do_export, inputs=[token, fmt], outputs=[export_file, admin_msg], **private)
+    reset_btn.click(do_reset, inputs=[token, confirm], outputs=[admin_msg, confirm], **private)
     return view

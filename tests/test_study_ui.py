@@ -1,0 +1,128 @@
+"""A two-annotator study in real Chromium: two systems uploaded in the admin view, a study started,
+both annotators judging every pair, then the leaderboard with agreement and the quality table."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from conftest import serve
+from test_compare_ui import TIMEOUT_MS, choose
+
+TOKEN = "study-s3cret"
+QUESTIONS = [
+    ("q1", "Who sings what a beautiful name?", ["Hillsong Worship"]),
+    ("q2", "Who won the 2018 world cup?", ["France"]),
+    ("q3", "Who wrote hamlet?", ["William Shakespeare"]),
+]
+
+
+@pytest.fixture
+def study_files(tmp_path: Path) -> dict[str, Path]:
+    gold = tmp_path / "dev.json"
+    gold.write_text(json.dumps([{"id": i, "question": q, "annotations": [{"type": "singleAnswer", "answer": a}]}
+                                for i, q, a in QUESTIONS]))
+    mine = tmp_path / "mine.json"  # AmbigQA's prediction format: ids of the question set
+    mine.write_text(json.dumps({i: [{"question": q, "answer": a[0]}] for i, q, a in QUESTIONS}))
+    theirs = tmp_path / "theirs.jsonl"
+    theirs.write_text("\n".join(json.dumps({"question": q, "paragraph": f"It is hard to say who; maybe not {a[0]}."})
+                                for _, q, a in QUESTIONS))
+    return {"gold": gold, "mine": mine, "theirs": theirs}
+
+
+def upload(page, elem_id: str, path: Path) -> None:
+    if not page.locator(f"#{elem_id} input[type=file]").count():  # holds an earlier file: clear it first
+        page.locator(f"#{elem_id} button[aria-label=Clear]").click()
+    page.locator(f"#{elem_id} input[type=file]").set_input_files(str(path))
+    page.locator(f"#{elem_id}").get_by_text(path.stem, exact=True).first.wait_for()  # shown as "mine" ".json"
+
+
+def admin_message(page, text: str) -> str:
+    message = page.locator("#admin-message").filter(has_text=text)
+    message.wait_for()
+    return message.inner_text()
+
+
+def judge_all(page, name: str) -> list[str]:
+    page.get_by_role("tab", name="Compare").click()
+    page.locator("#annotator input, #annotator textarea").first.fill(name)
+    questions = []
+    while True:
+        page.locator("#next-pair").click()
+        page.wait_for_function("""!document.querySelector('#submit').disabled ||
+            (document.querySelector('[data-testid="compare-status"]')?.innerText || '').includes('every available pair')""")
+        if page.locator("#submit").is_disabled():
+            return questions
+        questions.append(page.locator('[data-testid="compare-question"]').inner_text().strip())
+        for group in ("#acc-a", "#acc-b"):  # the JSONL system lists no interpretations: nothing to tick there
+            if page.locator(f"{group} input[type=checkbox]").count():
+                page.locator(f"{group} input[type=checkbox]").first.check()
+        for criterion in ("comprehensiveness", "fluency", "overall"):
+            choose(page, criterion, "A" if criterion != "fluency" else "Tie")
+        page.locator("#submit").click()
+        status = page.locator('[data-testid="compare-status"]')
+        status.filter(has_text="Judgment saved").or_(status.filter(has_text="Please read")).first.wait_for()
+        if "Please read" in status.inner_text():  # the study's minimum reading time: nothing lost, submit again
+            page.wait_for_timeout(1100)
+            page.locator("#submit").click()
+        page.locator('[data-testid="reveal"]').wait_for()
+
+
+def test_two_annotators_judge_an_uploaded_study(browser, pipeline, tmp_path, study_files, artifacts_dir):
+    data_dir = tmp_path / "data"
+    with serve(pipeline, data_dir, admin_token=TOKEN) as url:
+        admin = browser.new_page(viewport={"width": 1280, "height": 1600})
+        admin.set_default_timeout(TIMEOUT_MS)
+        admin.goto(url)
+        admin.get_by_role("tab", name="Leaderboard").click()
+        admin.get_by_text("Admin", exact=True).click()
+        admin.locator("#admin-token input").fill(TOKEN)
+        admin.locator("#admin-unlock").click()
+        admin_message(admin, "Admin actions unlocked")
+
+        upload(admin, "admin-questions-file", study_files["gold"])
+        for name in ("mine", "theirs"):
+            admin.locator("#admin-system-name input").fill(name)
+            upload(admin, "admin-system-file", study_files[name])
+            admin.locator("#admin-import").click()
+            assert "Imported 3 answers as stored:" + name in admin_message(admin, "stored:" + name)
+        admin.locator("#admin-system-name input").fill("../broken")
+        admin.locator("#admin-import").click()
+        assert "Not imported" in admin_message(admin, "Not imported")
+
+        admin.locator("#admin-study-name input").fill("s1")
+        admin.locator("#admin-study-systems input").fill("stored:mine,stored:theirs")
+        admin.locator("#admin-attention input").fill("0")
+        admin.locator("#admin-min-read input").fill("1")
+        admin.locator("#admin-start-study").click()
+        admin_message(admin, "Study s1 started")
+
+        annotators = [browser.new_page(viewport={"width": 1280, "height": 1400}) for _ in range(2)]
+        seen = []
+        for page, name in zip(annotators, ("Ann One", "Ann Two")):
+            page.set_default_timeout(TIMEOUT_MS)
+            page.goto(url)
+            seen.append(sorted(judge_all(page, name)))
+        assert seen[0] == seen[1] == sorted(q for _, q, _ in QUESTIONS)  # overlap 2: both judged every pair
+        with sqlite3.connect(data_dir / "judgments.sqlite") as conn:
+            stored = conn.execute("SELECT annotator, system_a, system_b FROM judgments").fetchall()
+        assert len(stored) == 6 and {a for a, *_ in stored} == {"ann one", "ann two"}
+        assert all({a, b} == {"stored:mine", "stored:theirs"} for _, a, b in stored)
+
+        admin.locator("#lb-refresh").click()
+        admin.locator('[data-testid="lb-n"]').filter(has_text="6").wait_for()
+        table = admin.locator('[data-testid="lb-systems"]').inner_text()
+        assert "stored:mine" in table and "stored:theirs" in table
+        agreement = admin.locator('[data-testid="lb-agreement"]').inner_text()
+        assert "Krippendorff" in agreement and "overall" in agreement
+        admin.locator("#admin-quality-btn").click()
+        quality = admin.locator('[data-testid="admin-quality"]')
+        quality.wait_for()
+        assert "ann one" in quality.inner_text() and "ann two" in quality.inner_text()
+        admin.screenshot(path=str(artifacts_dir / "study-admin.png"), full_page=True)
+        for page in [admin, *annotators]:
+            page.close()
+    assert json.loads((data_dir / "studies" / "s1.json").read_text())["per_pair"] == 2
