@@ -71,3 +71,22 @@ def test_metric_agreement_counts_decided_votes_the_metric_separates() -> None:
               ("x", "q3"): 1.0, ("y", "q3"): 0.0, ("x", "q4"): 0.5, ("y", "q4"): 0.5}
     result = metric_agreement(stored, "STR-EM", scores, question_key)
     assert (result.agree, result.n, result.rate) == (1, 2, 0.5)
+
+
+def test_metric_scores_rank_the_answer_that_covers_both_readings_higher(pipeline) -> None:
+    from ambigdemo.judging.agreement import metric_scores
+    from ambigdemo.judging.predictions import GoldQuestion
+    from ambigdemo.judging.systems import SystemAnswer
+
+    question = "Who won the world cup?"
+    gold = GoldQuestion("w1", question, [["France"], ["Germany"]],
+                        ["The 2018 FIFA World Cup was won by France, who beat Croatia 4-2 in the final in Moscow. "
+                         "The 2014 World Cup was won by Germany."],
+                        ["Who won the 2018 world cup?", "Who won the 2014 world cup?"])
+    answers = [SystemAnswer("good", question, "France won the 2018 World Cup, beating Croatia; Germany won the 2014 World Cup."),
+               SystemAnswer("bad", question, "Brazil has won the World Cup five times.")]
+    scores = metric_scores(answers, {question_key(question): gold}, question_key, pipeline.reader.answer)
+    key = question_key(question)
+    assert scores["STR-EM"][("good", key)] == 1.0 and scores["STR-EM"][("bad", key)] == 0.0
+    assert scores["DR"][("good", key)] > scores["DR"][("bad", key)] and scores["DR"][("bad", key)] == 0.0
+    assert "DR" not in metric_scores(answers, {key: gold}, question_key)  # no reader: no DR

@@ -8,7 +8,7 @@ Verbs (each has ``--help``):
   ``study status NAME`` shows how far the judging has come. Serve it with ``AMBIGDEMO_STUDY=NAME``.
 * ``leaderboard``: rank the systems (Bradley-Terry, ASQA's COMP/FLUE/HO/ACC).
 * ``agreement``: Krippendorff's alpha, Fleiss' and Cohen's kappa per criterion, with intervals;
-  with ``--study``, agreement with STR-EM and ROUGE-L too.
+  with ``--study``, agreement with STR-EM and ROUGE-L too (and DR with ``--dr``).
 * ``quality``: per-annotator attention checks, reading time, side bias and outlier flags.
 * ``export`` / ``import``: judgments as JSONL, CSV, per-criterion rows, or a Hugging Face dataset folder.
 * ``reset``: delete every judgment (admin).
@@ -74,6 +74,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     agree = verbs.add_parser("agreement", parents=[common], help="inter-annotator agreement per criterion")
     agree.add_argument("--study", default="", help="also agreement with STR-EM / ROUGE-L on the study's gold")
+    agree.add_argument("--dr", action="store_true",
+                       help="with --study: also ASQA's DR, the embedded LLM as Disambig-F1's reader (slower)")
     agree.add_argument("--rounds", type=int, default=1000, help="bootstrap rounds")
     agree.add_argument("--json", action="store_true")
     agree.set_defaults(func=_agreement)
@@ -230,7 +232,7 @@ def _agreement(args: argparse.Namespace) -> int:
     metrics = []
     if args.study:
         try:
-            metrics = _metric_agreements(args.study, judgments)
+            metrics = _metric_agreements(args.study, judgments, args.dr)
         except SpecError as exc:
             return _failed(exc)
     if args.json:
@@ -248,8 +250,8 @@ def _agreement(args: argparse.Namespace) -> int:
     return 0
 
 
-def _metric_agreements(name: str, judgments: list) -> list:
-    """Agreement of the judgments with STR-EM and ROUGE-L of the study's stored answers."""
+def _metric_agreements(name: str, judgments: list, dr: bool = False) -> list:
+    """Agreement of the judgments with STR-EM, ROUGE-L (and DR) of the study's stored answers."""
     from ambigdemo.judging.agreement import metric_agreement, metric_scores
     from ambigdemo.judging.arena import Arena
     from ambigdemo.judging.study import Study
@@ -261,7 +263,12 @@ def _metric_agreements(name: str, judgments: list) -> list:
         raise SpecError("metric agreement reads stored answers: the study's systems must all be stored:NAME")
     arena = Arena.from_study(None, study, config.data_dir)
     answers = [a for s in arena.systems.values() if isinstance(s, StoredSystem) for a in s.answers.values()]
-    scores = metric_scores(answers, study.gold(), question_key)
+    reader = None
+    if dr:
+        from ambigdemo.pipeline import Pipeline
+
+        reader = Pipeline.load(config.__class__.from_env(reader="llm")).reader.answer
+    scores = metric_scores(answers, study.gold(), question_key, reader)
     return [metric_agreement(judgments, metric, by, question_key) for metric, by in scores.items()]
 
 

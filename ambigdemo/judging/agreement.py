@@ -17,6 +17,7 @@ annotator's earliest counted judgment of a pair is used, and attention-check pai
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -29,6 +30,7 @@ from ambigdemo.judging.store import Judgment
 
 if TYPE_CHECKING:
     from ambigdemo.judging.predictions import GoldQuestion
+    from ambigdemo.metrics import Reader
     from ambigdemo.judging.systems import SystemAnswer
 
 CRITERIA = ("comprehensiveness", "fluency", "overall")
@@ -197,18 +199,23 @@ def metric_agreement(judgments: Iterable[Judgment], metric: str,
 
 
 def metric_scores(answers: Iterable["SystemAnswer"], gold: Mapping[str, "GoldQuestion"],
-                  key: Callable[[str], str]) -> dict[str, dict[tuple[str, str], float]]:
-    """ASQA's STR-EM (gold short answers in the paragraph) and ROUGE-L (against reference paragraphs)
-    of each answer whose question has that gold, as ``{metric: {(system, key(question)): score}}``."""
-    from ambigdemo.metrics import rouge_l, str_em
+                  key: Callable[[str], str], reader: "Reader | None" = None) -> dict[str, dict[tuple[str, str], float]]:
+    """ASQA's STR-EM (gold short answers in the paragraph), ROUGE-L (against reference paragraphs) and,
+    with a ``reader``, DR (``sqrt(Disambig-F1 * ROUGE-L)``) of each answer whose question has that
+    gold, as ``{metric: {(system, key(question)): score}}``."""
+    from ambigdemo.datasets import QAPair
+    from ambigdemo.metrics import disambig_f1, rouge_l, str_em
 
-    out: dict[str, dict[tuple[str, str], float]] = {"STR-EM": {}, "ROUGE-L": {}}
+    out: dict[str, dict[tuple[str, str], float]] = {"STR-EM": {}, "ROUGE-L": {}, "DR": {}}
     for a in answers:
-        g = gold.get(key(a.question))
+        g, where = gold.get(key(a.question)), (a.system, key(a.question))
         if g is None:
             continue
         if g.short_answers:
-            out["STR-EM"][(a.system, key(a.question))] = str_em(g.short_answers, a.paragraph)
+            out["STR-EM"][where] = str_em(g.short_answers, a.paragraph)
         if g.long_answers:
-            out["ROUGE-L"][(a.system, key(a.question))] = rouge_l(a.paragraph, g.long_answers)
-    return out
+            out["ROUGE-L"][where] = rouge_l(a.paragraph, g.long_answers)
+            if reader is not None and len(g.disambiguations) == len(g.short_answers) > 0:
+                pairs = [QAPair(q, s) for q, s in zip(g.disambiguations, g.short_answers)]
+                out["DR"][where] = math.sqrt(disambig_f1(pairs, a.paragraph, reader) * out["ROUGE-L"][where])
+    return {metric: scores for metric, scores in out.items() if scores or metric != "DR"}

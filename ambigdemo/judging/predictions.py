@@ -39,14 +39,15 @@ MAX_ERRORS_SHOWN = 5
 class GoldQuestion:
     """A question of a study, with its gold answers when the set has them.
 
-    ``short_answers`` holds one alias list per interpretation (STR-EM's unit); ``long_answers`` are
-    reference paragraphs (ASQA).
+    ``short_answers`` holds one alias list per interpretation (STR-EM's unit) and ``disambiguations``
+    the interpretations' questions, when known; ``long_answers`` are reference paragraphs (ASQA).
     """
 
     id: str
     question: str
     short_answers: list[list[str]] = field(default_factory=list)
     long_answers: list[str] = field(default_factory=list)
+    disambiguations: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -55,7 +56,8 @@ class GoldQuestion:
     def from_dict(cls, data: dict[str, Any]) -> "GoldQuestion":
         return cls(str(data["id"]), clean_text(data["question"]),
                    [[str(a) for a in aliases] for aliases in data.get("short_answers") or []],
-                   [str(t) for t in data.get("long_answers") or []])
+                   [str(t) for t in data.get("long_answers") or []],
+                   [clean_text(q) for q in data.get("disambiguations") or []])
 
 
 def load_questions(path: str | os.PathLike) -> list[GoldQuestion]:
@@ -69,8 +71,8 @@ def load_questions(path: str | os.PathLike) -> list[GoldQuestion]:
             return [_ambignq_question(e) for e in datasets.load_ambignq(path)]
         if isinstance(data, dict):
             split = "dev" if "dev" in data else next(iter(data), "dev")
-            return [GoldQuestion(e.id, clean_text(e.question), [p.answers for p in e.qa_pairs], e.long_answers)
-                    for e in datasets.load_asqa(path, split)]
+            return [GoldQuestion(e.id, clean_text(e.question), [p.answers for p in e.qa_pairs], e.long_answers,
+                                 [clean_text(p.question) for p in e.qa_pairs]) for e in datasets.load_asqa(path, split)]
         raise SpecError(f"{path}: a question set is a JSON list (AmbigNQ), a JSON object (ASQA) or JSONL")
     except datasets.DataError as exc:
         raise SpecError(str(exc)) from exc
@@ -81,11 +83,16 @@ def load_questions(path: str | os.PathLike) -> list[GoldQuestion]:
 
 
 def _ambignq_question(example: datasets.AmbigExample) -> GoldQuestion:
-    readings: list[list[str]] = []
+    """Every annotator's readings, each distinct alias list once, with its question."""
+    readings: dict[tuple[str, ...], str] = {}
     for annotation in example.annotations:
-        found = [annotation.answers] if annotation.is_single else [p.answers for p in annotation.qa_pairs or []]
-        readings += [r for r in found if r and r not in readings]
-    return GoldQuestion(example.id, clean_text(example.question), readings)
+        found = ([(example.question, annotation.answers)] if annotation.is_single
+                 else [(p.question.split("|")[0], p.answers) for p in annotation.qa_pairs or []])
+        for question, answers in found:
+            if answers:
+                readings.setdefault(tuple(answers), clean_text(question))
+    return GoldQuestion(example.id, clean_text(example.question), [list(a) for a in readings],
+                        disambiguations=list(readings.values()))
 
 
 def _questions_jsonl(path: Path) -> list[GoldQuestion]:

@@ -218,6 +218,15 @@ class LlmReader:
     def read(self, question: str, passages: list[Passage]) -> Reading:
         return Reading(self, question, passages)
 
+    def answer(self, question: str, context: str) -> str:
+        """A short answer to ``question`` from ``context`` alone ("" when it reads none): ASQA's
+        Disambig-F1 reader role (``metrics.Reader``), played by the app's model instead of RoBERTa."""
+        turn = passage_turn("Answer", context, question, self.passage_words * 3)
+        reply = ""
+        for reply in self.generator.decode(self.prefix().fork().extend(turn), self.max_answer_tokens, stop=("\n",)):
+            pass
+        return parse_reply(reply, names=False) or ""
+
     def rewrite_for(self, question: str, passage: Passage, answer: str) -> str:
         """The rewrite for a given answer (AmbigQA's gold-answers setting), as if the model had
         replied ``answer`` from ``passage``: the same turns the app's rewrite continues."""
