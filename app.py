@@ -58,7 +58,13 @@ def main(argv: list[str] | None = None) -> int:
     except ArtifactError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    demo = build_app(pipeline, config)
+    from ambigdemo.judging.systems import SpecError
+
+    try:
+        demo = build_app(pipeline, config)
+    except SpecError as exc:  # AMBIGDEMO_STUDY, AMBIGDEMO_COMPARE_SYSTEMS or the pool names something unusable
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if args.desktop:
         from ambigdemo.ui.desktop import run
 

@@ -108,3 +108,12 @@ def test_ask_without_a_question_is_a_usage_error():
     proc = ask()
     assert proc.returncode == 2
     assert "question" in proc.stderr
+
+
+def test_the_app_with_a_missing_study_is_a_one_line_error(preset, tmp_path):
+    env = {**os.environ, "AMBIGDEMO_DATA_DIR": str(tmp_path), "AMBIGDEMO_STUDY": "nope", "GRADIO_ANALYTICS_ENABLED": "False"}
+    proc = subprocess.run([sys.executable, "app.py", "--port", "0"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 2
+    assert "no study 'nope'" in proc.stderr and "judgments study create" in proc.stderr
+    assert "Traceback" not in proc.stderr
