@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 _DONE = object()
+AHEAD = 8  # items a stream's worker may produce before its consumer takes them
 
 
 class Workers:
@@ -30,18 +31,27 @@ class Workers:
 
     def stream(self, fn: Callable[..., Iterator[T]], *args: Any) -> Iterator[T]:
         """Items of ``fn(*args)`` as the worker produces them; closing this iterator stops the worker."""
-        items: queue.Queue = queue.Queue()
+        items: queue.Queue = queue.Queue(maxsize=AHEAD)
         stop = threading.Event()
+
+        def hand(entry: tuple) -> bool:
+            """Queue ``entry`` unless the consumer has gone; False when it has."""
+            while not stop.is_set():
+                try:
+                    items.put(entry, timeout=0.1)
+                    return True
+                except queue.Full:
+                    continue
+            return False
 
         def produce() -> None:
             try:
                 for item in fn(*args):
-                    items.put((True, item))
-                    if stop.is_set():
+                    if not hand((True, item)):
                         return
-                items.put((True, _DONE))
+                hand((True, _DONE))
             except BaseException as exc:  # handed to the consumer, which raises it
-                items.put((False, exc))
+                hand((False, exc))
 
         self.pool.submit(produce)
         try:

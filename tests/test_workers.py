@@ -1,0 +1,55 @@
+"""The app's answer threads: every answer runs on the same few threads, streams in order, fails loudly."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from ambigdemo.ui.workers import AHEAD, Workers
+
+
+def test_calls_and_streams_run_on_the_fixed_threads_only() -> None:
+    workers = Workers(2)
+    names = set()
+
+    def where(k: int):
+        for i in range(k):
+            names.add(threading.current_thread().name)
+            yield i
+
+    callers = [threading.Thread(target=lambda: list(workers.stream(where, 3))) for _ in range(8)]
+    for t in callers:
+        t.start()
+    for t in callers:
+        t.join()
+    assert workers.call(lambda: threading.current_thread().name).startswith("answer")
+    assert 1 <= len(names) <= 2 and all(n.startswith("answer") for n in names)
+    assert list(workers.stream(where, 4)) == [0, 1, 2, 3]
+
+
+def test_a_failure_reaches_the_caller_and_closing_stops_the_worker() -> None:
+    workers = Workers(1)
+
+    def failing():
+        yield "first"
+        raise ValueError("the model file is corrupt")
+
+    stream = workers.stream(failing)
+    assert next(stream) == "first"
+    with pytest.raises(ValueError, match="corrupt"):
+        next(stream)
+    produced = []
+
+    def endless():
+        n = 0
+        while True:
+            produced.append(n)
+            yield n
+            n += 1
+
+    stream = workers.stream(endless)
+    assert next(stream) == 0
+    stream.close()
+    assert workers.call(lambda: "free again") == "free again"  # the one worker is not stuck producing
+    assert len(produced) <= AHEAD + 2  # it stopped once nobody took its items
