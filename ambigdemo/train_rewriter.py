@@ -17,8 +17,8 @@ import random
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ambigdemo.datasets import AmbigExample, load_ambignq
-from ambigdemo.metrics import gold_alternatives
+from ambigdemo.evaluation.datasets import AmbigExample, load_ambignq
+from ambigdemo.evaluation.metrics import gold_alternatives
 from ambigdemo.runtimes.onnx import render_chatml
 from ambigdemo.stages.rewrite import rewrite_messages
 

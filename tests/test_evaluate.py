@@ -157,7 +157,7 @@ def test_multi_answer_subset_and_tuned_threshold_baseline(tmp_path, fast):
     assert (out / "subset.txt").read_text().split() == supported  # the corpus has no zorblax, and one answer is no multi-answer question
     assert report["n"] == 3 and report["mean_gold_answers"] == 2.0
     threshold = report["systems"]["threshold"]
-    assert threshold["threshold"]["threshold"] in __import__("ambigdemo.tuning").tuning.THRESHOLDS
+    assert threshold["threshold"]["threshold"] in __import__("ambigdemo.evaluation.tuning").tuning.THRESHOLDS
     assert threshold["threshold"]["train"]["n_supported"] == 3
     for system, name in (("pipeline", "predictions.json"), ("threshold", "predictions.threshold.json")):
         predictions = json.loads((out / name).read_text())

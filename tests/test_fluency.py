@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ambigdemo.fluency import SAMPLES, Rewrite, fluency_markdown, fluency_report, form_problems, perplexity_ratio
+from ambigdemo.evaluation.fluency import SAMPLES, Rewrite, fluency_markdown, fluency_report, form_problems, perplexity_ratio
 
 PROMPT = "Who sings what a beautiful name?"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ambigdemo.datasets import (
+from ambigdemo.evaluation.datasets import (
     AmbigExample,
     AmbigPrediction,
     Annotation,
@@ -21,7 +21,7 @@ from ambigdemo.datasets import (
     load_answer_predictions,
     load_nq_open,
 )
-from ambigdemo.metrics import (
+from ambigdemo.evaluation.metrics import (
     ContrastGroup,
     RetrievalRun,
     answer_f1,

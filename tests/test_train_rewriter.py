@@ -17,7 +17,7 @@ from ambigdemo.config import ROOT, Config
 from conftest import make_tiny_llama
 from ambigdemo.pipeline import Pipeline
 from ambigdemo.runtimes.index import ArtifactError
-from ambigdemo.datasets import load_ambignq
+from ambigdemo.evaluation.datasets import load_ambignq
 from ambigdemo.runtimes.onnx import OnnxChatGenerator, render_chatml
 from ambigdemo.stages.rewrite import Rewriter, rewrite_messages
 from ambigdemo.train_rewriter import IGNORE, TrainConfig, encode, rewrite_pairs

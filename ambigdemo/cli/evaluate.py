@@ -3,7 +3,7 @@
 Tasks: ``ambigqa`` (every answer with a rewrite), ``qd-gold`` (AmbigQA's question disambiguation
 with the gold answers given: the questions with a multipleQAs annotation, the answers of the first
 one go in, one rewrite per answer comes out), ``multi-answer`` (answers only, on the multi-answer
-questions the embedded corpus supports: :mod:`ambigdemo.support`; their ids go to ``subset.txt``)
+questions the embedded corpus supports: :mod:`ambigdemo.evaluation.support`; their ids go to ``subset.txt``)
 ``paragraph-gold`` (ASQA's long answer from qd-gold's inputs: the gold rewrites and answers, with
 passages retrieved for each; scored by STR-EM and citation checks) and ``nq-open`` (one answer,
 exact match). ``--subset FILE`` keeps only the ids listed in FILE (one per line). Systems: ``pipeline``
@@ -42,9 +42,9 @@ from ambigdemo.config import AMBIGNQ_TRAIN as TRAIN
 
 if TYPE_CHECKING:
     from ambigdemo.config import Config
-    from ambigdemo.datasets import AmbigExample
+    from ambigdemo.evaluation.datasets import AmbigExample
     from ambigdemo.pipeline import Pipeline
-    from ambigdemo.fluency import Rewrite
+    from ambigdemo.evaluation.fluency import Rewrite
     from ambigdemo.runtimes.onnx import Generator
 
 TASKS = ("ambigqa", "qd-gold", "multi-answer", "paragraph-gold", "nq-open")
@@ -86,7 +86,7 @@ def _positive(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from ambigdemo.config import Config
-    from ambigdemo.datasets import DataError
+    from ambigdemo.evaluation.datasets import DataError
     from ambigdemo.pipeline import Pipeline
     from ambigdemo.runtimes.index import ArtifactError
 
@@ -173,7 +173,7 @@ def load_items(
     so ``score`` on it scores exactly these questions. ``multi-answer`` needs the corpus ``passages``;
     ``subset`` keeps only the ids it lists.
     """
-    from ambigdemo.datasets import DataError, load_ambignq, load_nq_open
+    from ambigdemo.evaluation.datasets import DataError, load_ambignq, load_nq_open
 
     if task == "nq-open":
         examples = [e for e in load_nq_open(data) if _wanted(e.id, subset)][:limit]
@@ -185,7 +185,7 @@ def load_items(
     examples = load_ambignq(data)
     indexed = [(i, e) for i, e in enumerate(examples) if _wanted(e.id, subset)]
     if task == "multi-answer":
-        from ambigdemo.support import SupportIndex, supported_subset
+        from ambigdemo.evaluation.support import SupportIndex, supported_subset
 
         ids = {s.id for s in supported_subset([e for _, e in indexed], SupportIndex(passages or []))}
         chosen = [(i, e) for i, e in indexed if e.id in ids][:limit]
@@ -210,7 +210,7 @@ def _wanted(id_: str, subset: Path | None) -> bool:
 @functools.cache
 def _subset_ids(path: Path) -> frozenset[str]:
     """The ids listed in ``path``, one per line (DataError if unreadable)."""
-    from ambigdemo.datasets import DataError
+    from ambigdemo.evaluation.datasets import DataError
 
     try:
         return frozenset(line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
@@ -224,7 +224,7 @@ def _pairs(example: AmbigExample) -> list:
 
 
 def _ambig_item(task: str, example: AmbigExample) -> Item:
-    from ambigdemo.metrics import gold_alternatives
+    from ambigdemo.evaluation.metrics import gold_alternatives
 
     pairs = _pairs(example)
     answers = [p.answers[0] for p in pairs] if task == "qd-gold" else []
@@ -240,7 +240,7 @@ def read_cache(path: Path, questions: dict[str, str], commit: str | None = None)
 
     DataError when a complete line is not a record or was made for another question.
     """
-    from ambigdemo.datasets import DataError
+    from ambigdemo.evaluation.datasets import DataError
 
     if not path.exists():
         return {}
@@ -291,7 +291,7 @@ def _predict_answers(system: str, item: Item, pipeline: Pipeline, start: float) 
     or a ceiling's gold answers found in the passages."""
     if system.startswith("ceiling"):
         from ambigdemo.stages.reader import relevant
-        from ambigdemo.support import SupportIndex
+        from ambigdemo.evaluation.support import SupportIndex
 
         config = pipeline.config
         passages = pipeline.retriever.search(item.question, config.top_k)
@@ -361,7 +361,7 @@ def evaluate(
     ``train`` tunes the ``threshold`` system; ``subset`` lists the ids to keep; ``judge`` gives the
     language model of qd-gold's fluency report (``fluency.md``; without one, form checks only).
     """
-    from ambigdemo.fluency import fluency_markdown, fluency_report
+    from ambigdemo.evaluation.fluency import fluency_markdown, fluency_report
 
     commit = _commit()
     passages = pipeline().retriever.index.passages if task == "multi-answer" else None
@@ -417,7 +417,7 @@ def evaluate(
 
 def _rewrites(items: Sequence[Item], records: Sequence[Record]) -> list[Rewrite]:
     """Each predicted rewrite beside the gold rewrite of the same answer (predictions keep the given order)."""
-    from ambigdemo.fluency import Rewrite
+    from ambigdemo.evaluation.fluency import Rewrite
 
     return [
         Rewrite(item.question, predicted["question"], gold)
@@ -429,7 +429,7 @@ def _rewrites(items: Sequence[Item], records: Sequence[Record]) -> list[Rewrite]
 def paragraph_scores(items: Sequence[Item], records: Sequence[Record]) -> dict:
     """paragraph-gold: mean STR-EM against every gold answer, the share of gold answers the passages
     ground, of sentences that cite, of paragraphs citing in every sentence, and uncited statements."""
-    from ambigdemo.metrics import str_em
+    from ambigdemo.evaluation.metrics import str_em
 
     checks = [r.checks or {} for r in records]
     sentences = sum(c.get("sentences", 0) for c in checks)
@@ -453,7 +453,7 @@ def _judge(config: Config) -> Generator:
 
 def _threshold_system(pipeline: Callable[[], Pipeline], train: Path) -> tuple[Callable[[], Pipeline], dict]:
     """The threshold baseline's pipeline (its finder tuned on ``train`` now) and the tuning record."""
-    from ambigdemo.tuning import threshold_baseline
+    from ambigdemo.evaluation.tuning import threshold_baseline
 
     base = pipeline()
     finder, record = threshold_baseline(base.retriever, base.finder, train, base.config.top_k)
@@ -467,7 +467,7 @@ def _n_answers(prediction: Prediction) -> int:
 
 def buckets(task: str, items: Sequence[Item], gold: Path, predictions: Path) -> list[Bucket]:
     """The official scores (``score``'s) of the questions grouped by number of gold answers."""
-    from ambigdemo import datasets, metrics
+    from ambigdemo.evaluation import datasets, metrics
 
     if task == "nq-open":
         examples, preds, score = datasets.load_nq_open(gold), datasets.load_answer_predictions(predictions), metrics.score_nq_open

@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ambigdemo.datasets import DataError
+    from ambigdemo.evaluation.datasets import DataError
 
     try:
         scores = _score(args.task, args.data, args.pred)
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _score(task: str, data: str, pred: str) -> dict:
-    from ambigdemo import datasets, metrics
+    from ambigdemo.evaluation import datasets, metrics
 
     if task == "ambigqa":
         return metrics.score_ambigqa(datasets.load_ambignq(data), datasets.load_ambig_predictions(pred)).to_dict()

@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ambigdemo.artifacts import PresetPaths, generator_gguf
     from ambigdemo.config import Config
-    from ambigdemo.datasets import DataError
+    from ambigdemo.evaluation.datasets import DataError
     from ambigdemo.train_rewriter import TrainConfig, export, train
 
     models_dir = Config.from_env().models_dir

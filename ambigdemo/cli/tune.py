@@ -25,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ambigdemo import tuning
+    from ambigdemo.evaluation import tuning
     from ambigdemo.config import Config
     from ambigdemo.pipeline import Pipeline
 

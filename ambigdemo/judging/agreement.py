@@ -30,7 +30,7 @@ from ambigdemo.judging.store import Judgment
 
 if TYPE_CHECKING:
     from ambigdemo.judging.predictions import GoldQuestion
-    from ambigdemo.metrics import Reader
+    from ambigdemo.evaluation.metrics import Reader
     from ambigdemo.judging.systems import SystemAnswer
 
 CRITERIA = ("comprehensiveness", "fluency", "overall")
@@ -203,8 +203,8 @@ def metric_scores(answers: Iterable["SystemAnswer"], gold: Mapping[str, "GoldQue
     """ASQA's STR-EM (gold short answers in the paragraph), ROUGE-L (against reference paragraphs) and,
     with a ``reader``, DR (``sqrt(Disambig-F1 * ROUGE-L)``) of each answer whose question has that
     gold, as ``{metric: {(system, key(question)): score}}``."""
-    from ambigdemo.datasets import QAPair
-    from ambigdemo.metrics import disambig_f1, rouge_l, str_em
+    from ambigdemo.evaluation.datasets import QAPair
+    from ambigdemo.evaluation.metrics import disambig_f1, rouge_l, str_em
 
     out: dict[str, dict[tuple[str, str], float]] = {"STR-EM": {}, "ROUGE-L": {}, "DR": {}}
     for a in answers:

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ambigdemo import datasets
+from ambigdemo.evaluation import datasets
 from ambigdemo.judging.systems import MAX_ANSWER_CHARS, SpecError, SystemAnswer, clean_text, read_jsonl_answers
 
 FORMATS = ("ambigqa", "asqa", "jsonl")

@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Mapping, Protocol, Sequence, TypeVar
 
-from ambigdemo.datasets import AmbigExample, AmbigPrediction, ASQAExample, NQExample, QAPair
+from ambigdemo.evaluation.datasets import AmbigExample, AmbigPrediction, ASQAExample, NQExample, QAPair
 from ambigdemo.text import multiset_edit, normalize_answer, ptb_tokenize
 
 G = TypeVar("G")

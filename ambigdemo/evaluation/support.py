@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ambigdemo.datasets import AmbigExample
+from ambigdemo.evaluation.datasets import AmbigExample
 from ambigdemo.stages.answers import content_words
 from ambigdemo.text import normalize_answer
 from ambigdemo.types import Passage

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ambigdemo.datasets import load_ambignq
-from ambigdemo.metrics import answer_f1
+from ambigdemo.evaluation.datasets import load_ambignq
+from ambigdemo.evaluation.metrics import answer_f1
 from ambigdemo.stages.answers import AnswerFinder, Cluster, Weights, cluster
 from ambigdemo.text import normalize_answer
 
@@ -145,8 +145,8 @@ THRESHOLDS = tuple(round(0.3 + 0.025 * i, 3) for i in range(41))
 def threshold_baseline(retriever, finder: AnswerFinder, data: Path, k: int) -> tuple[AnswerFinder, dict]:
     """AmbigQA's thresholding baseline: every reader answer above one score threshold (no relative
     cut), the threshold chosen for answer F1 on the supported multi-answer subset of ``data``
-    (:func:`ambigdemo.support.supported_subset`). Returns the finder and what the search saw."""
-    from ambigdemo.support import SupportIndex, supported_subset
+    (:func:`ambigdemo.evaluation.support.supported_subset`). Returns the finder and what the search saw."""
+    from ambigdemo.evaluation.support import SupportIndex, supported_subset
 
     subset = supported_subset(load_ambignq(data), SupportIndex(retriever.index.passages))
     hits = retriever.batch_search([s.question for s in subset], k)
