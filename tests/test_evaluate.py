@@ -16,6 +16,7 @@ import pytest
 
 from ambigdemo.cli import main
 from ambigdemo.cli.evaluate import evaluate
+from ambigdemo.evaluation import tuning
 
 REPO = Path(__file__).resolve().parents[1]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -157,7 +158,7 @@ def test_multi_answer_subset_and_tuned_threshold_baseline(tmp_path, fast):
     assert (out / "subset.txt").read_text().split() == supported  # the corpus has no zorblax, and one answer is no multi-answer question
     assert report["n"] == 3 and report["mean_gold_answers"] == 2.0
     threshold = report["systems"]["threshold"]
-    assert threshold["threshold"]["threshold"] in __import__("ambigdemo.evaluation.tuning").tuning.THRESHOLDS
+    assert threshold["threshold"]["threshold"] in tuning.THRESHOLDS
     assert threshold["threshold"]["train"]["n_supported"] == 3
     for system, name in (("pipeline", "predictions.json"), ("threshold", "predictions.threshold.json")):
         predictions = json.loads((out / name).read_text())
