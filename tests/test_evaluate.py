@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ambigdemo.cli import main
-from ambigdemo.cli.evaluate import evaluate
+from ambigdemo.evaluation.runs import evaluate
 from ambigdemo.evaluation import tuning
 
 REPO = Path(__file__).resolve().parents[1]
@@ -260,7 +260,7 @@ def test_resume_skips_cached_ids_and_drops_a_torn_line(tmp_path, fast):
 def test_predictions_cached_by_other_code_are_made_again(tmp_path, fast, monkeypatch):
     """A cache records the commit of each prediction: a rerun after a code change predicts afresh,
     so metrics.json never labels old predictions with the new commit."""
-    import ambigdemo.cli.evaluate as evaluate_module
+    import ambigdemo.evaluation.runs as evaluate_module
 
     data = write_json(tmp_path / "dev.json", AMBIGNQ)
     out = tmp_path / "out"

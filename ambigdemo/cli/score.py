@@ -24,22 +24,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ambigdemo.evaluation.datasets import DataError
+    from ambigdemo.evaluation.metrics import score_files
 
     try:
-        scores = _score(args.task, args.data, args.pred)
+        scores = score_files(args.task, args.data, args.pred)
     except DataError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(json.dumps(scores) if args.json else _table(args.task, scores))
     return 0
-
-
-def _score(task: str, data: str, pred: str) -> dict:
-    from ambigdemo.evaluation import datasets, metrics
-
-    if task == "ambigqa":
-        return metrics.score_ambigqa(datasets.load_ambignq(data), datasets.load_ambig_predictions(pred)).to_dict()
-    return metrics.score_nq_open(datasets.load_nq_open(data), datasets.load_answer_predictions(pred)).to_dict()
 
 
 def _table(task: str, scores: dict) -> str:

@@ -438,3 +438,12 @@ def contrast_consistency(groups: Sequence[ContrastGroup], k: int = 5) -> Contras
         n_pairs=len(overlaps),
         n_with_gold=len(judged),
     )
+
+
+def score_files(task: str, data: str, pred: str) -> dict:
+    """Official ``ambigqa`` or ``nq-open`` scores of a prediction file against a gold file."""
+    from ambigdemo.evaluation import datasets
+
+    if task == "ambigqa":
+        return score_ambigqa(datasets.load_ambignq(data), datasets.load_ambig_predictions(pred)).to_dict()
+    return score_nq_open(datasets.load_nq_open(data), datasets.load_answer_predictions(pred)).to_dict()
