@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ambigdemo.judging.agreement import agreement
 from ambigdemo.judging.rating import compute_leaderboard
 from ambigdemo.judging.store import Judgment, JudgmentStore, pair_id
 
@@ -75,12 +76,25 @@ def _leaderboard_seconds(judgments: list[Judgment], rounds: int) -> float:
     return time.perf_counter() - start
 
 
+def _agreement_seconds(n_pairs: int, rounds: int) -> float:
+    """Agreement on ``n_pairs`` pairs judged by two annotators each (two synthetic populations' votes)."""
+    first = synthetic_judgments(n_pairs, [0.0, 0.3, 0.6, 1.0, 1.5], seed=1)
+    second = synthetic_judgments(n_pairs, [0.0, 0.3, 0.6, 1.0, 1.5], seed=2)
+    twice = first + [Judgment.new(question=a.question, system_a=a.system_a, system_b=a.system_b, answer_a="{}",
+                                  answer_b="{}", annotator=a.annotator + "-2", overall=b.overall)
+                     for a, b in zip(first, second)]
+    start = time.perf_counter()
+    agreement(twice, rounds=rounds)
+    return time.perf_counter() - start
+
+
 def run(n_writers: int = 8, n_judgments: int = 1_000, leaderboard_n: int = 100_000, rounds: int = 1000,
-        repeats: int = 3) -> dict:
-    """Median over ``repeats`` runs of the store's write rate and the leaderboard's compute time."""
+        repeats: int = 3, agreement_pairs: int = 20_000, agreement_rounds: int = 200) -> dict:
+    """Median over ``repeats`` runs of the store's write rate and the leaderboard's and agreement's compute times."""
     rates = [_write_rate(n_writers, n_judgments, seed) for seed in range(repeats)]
     population = synthetic_judgments(leaderboard_n, [0.0, 0.3, 0.6, 1.0, 1.5])
     seconds = [_leaderboard_seconds(population, rounds) for _ in range(repeats)]
+    agreeing = [_agreement_seconds(agreement_pairs, agreement_rounds) for _ in range(repeats)]
     return {
         "store_writers": n_writers,
         "store_judgments": n_judgments,
@@ -90,4 +104,7 @@ def run(n_writers: int = 8, n_judgments: int = 1_000, leaderboard_n: int = 100_0
         "leaderboard_systems": 5,
         "leaderboard_rounds": rounds,
         "leaderboard_s": round(statistics.median(seconds), 3),
+        "agreement_pairs": agreement_pairs,
+        "agreement_rounds": agreement_rounds,
+        "agreement_s": round(statistics.median(agreeing), 3),
     }

@@ -82,31 +82,62 @@ def items(judgments: Iterable[Judgment], criterion: str) -> list[list[int]]:
             for by_annotator in first.values() if len(by_annotator) >= 2]
 
 
-def krippendorff_alpha(rows: Sequence[Sequence[int]]) -> float | None:
-    """Ordinal alpha of items given as label lists; ``None`` when undefined (no variation)."""
+def label_counts(rows: Sequence[Sequence[int]]) -> np.ndarray:
+    """Items x (-1, 0, +1): how many annotators gave each label to each item."""
+    counts = np.zeros((len(rows), 3))
+    for i, r in enumerate(rows):
+        np.add.at(counts[i], np.asarray(r, dtype=np.intp) + 1, 1)
+    return counts
+
+
+def pair_tables(rows: Sequence[Sequence[int]]) -> np.ndarray:
+    """Items x 3 x 3: for every two annotators of an item (earlier first), their two labels."""
+    tables = np.zeros((len(rows), 3, 3))
+    for i, r in enumerate(rows):
+        for x, y in combinations(r, 2):
+            tables[i, x + 1, y + 1] += 1
+    return tables
+
+
+def _varied(counts: np.ndarray) -> bool:
+    return int((counts.sum(axis=0) > 0).sum()) >= 2
+
+
+def _alpha(counts: np.ndarray) -> float | None:
     import krippendorff
 
-    if not rows:
+    if not len(counts) or not _varied(counts):
         return None
-    width = max(len(r) for r in rows)
-    data = np.full((width, len(rows)), np.nan)
-    for i, r in enumerate(rows):
-        data[: len(r), i] = r
-    if len(np.unique(data[~np.isnan(data)])) < 2:
+    return float(krippendorff.alpha(value_counts=counts, level_of_measurement="ordinal", value_domain=[-1, 0, 1]))
+
+
+def _fleiss(counts: np.ndarray) -> float | None:
+    from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
+
+    if not len(counts) or not _varied(counts):
         return None
-    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal", value_domain=[-1, 0, 1]))
+    return float(statsmodels_fleiss(counts))
+
+
+def _cohen(tables: np.ndarray) -> float | None:
+    table = tables.sum(axis=0)
+    n = table.sum()
+    if not n:
+        return None
+    chance = float(table.sum(axis=1) @ table.sum(axis=0)) / n**2
+    if chance >= 1.0:
+        return None
+    return (float(np.trace(table)) / n - chance) / (1.0 - chance)
+
+
+def krippendorff_alpha(rows: Sequence[Sequence[int]]) -> float | None:
+    """Ordinal alpha of items given as label lists; ``None`` when undefined (no variation)."""
+    return _alpha(label_counts(rows))
 
 
 def fleiss_kappa(rows: Sequence[Sequence[int]]) -> float | None:
     """Fleiss' kappa of items that all have the same number of labels; ``None`` when undefined."""
-    from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
-
-    if not rows:
-        return None
-    table = np.array([[r.count(v) for v in (-1, 0, 1)] for r in rows])
-    if (table.sum(axis=0) > 0).sum() < 2:
-        return None
-    return float(statsmodels_fleiss(table))
+    return _fleiss(label_counts(rows))
 
 
 def cohen_kappa(pairs: Sequence[tuple[object, object]]) -> float | None:
@@ -123,26 +154,19 @@ def cohen_kappa(pairs: Sequence[tuple[object, object]]) -> float | None:
     return (observed - chance) / (1.0 - chance)
 
 
-def _rater_pairs(rows: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
-    return [(x, y) for r in rows for x, y in combinations(r, 2)]
-
-
-def _cohen_of_items(rows: Sequence[Sequence[int]]) -> float | None:
-    return cohen_kappa(_rater_pairs(rows))
-
-
 def overall_kappa(judgments: Iterable[Judgment]) -> tuple[float | None, int]:
     """Cohen's kappa on ``overall`` over every two annotators of a pair, and how many such pairs."""
-    pairs = _rater_pairs(items(judgments, "overall"))
-    return cohen_kappa(pairs), len(pairs)
+    tables = pair_tables(items(judgments, "overall"))
+    return _cohen(tables), int(tables.sum())
 
 
-def _bootstrap(rows: Sequence[Sequence[int]], statistic: Callable[[Sequence[Sequence[int]]], float | None],
-               rounds: int, rng: np.random.Generator, n: int) -> Estimate:
-    value = statistic(rows)
+def _bootstrap(data: np.ndarray, statistic: Callable[[np.ndarray], float | None], rounds: int,
+               rng: np.random.Generator, n: int) -> Estimate:
+    """``statistic`` of the items in ``data`` and a percentile interval over items drawn with replacement."""
+    value = statistic(data)
     if value is None or rounds <= 0:
         return Estimate(value, value, value, n)
-    draws = [statistic([rows[i] for i in rng.integers(0, len(rows), len(rows))]) for _ in range(rounds)]
+    draws = [statistic(data[rng.integers(0, len(data), len(data))]) for _ in range(rounds)]
     draws = np.array([d for d in draws if d is not None])
     if not len(draws):
         return Estimate(value, value, value, n)
@@ -157,14 +181,16 @@ def agreement(judgments: Iterable[Judgment], rounds: int = 1000, seed: int = 0) 
     out = []
     for criterion in CRITERIA:
         rows = items(judgments, criterion)
-        sizes = [len(r) for r in rows]
-        modal = max(set(sizes), key=lambda s: (sizes.count(s), -s)) if sizes else 0
-        even = [r for r in rows if len(r) == modal]
+        counts, tables = label_counts(rows), pair_tables(rows)
+        sizes = counts.sum(axis=1)
+        values, freq = np.unique(sizes, return_counts=True)
+        modal = int(values[np.argmax(freq)]) if len(values) else 0  # np.unique sorts: ties go to fewer raters
+        even = counts[sizes == modal]
         out.append(CriterionAgreement(
             criterion,
-            _bootstrap(rows, krippendorff_alpha, rounds, rng, len(rows)),
-            _bootstrap(even, fleiss_kappa, rounds, rng, len(even)),
-            _bootstrap(rows, _cohen_of_items, rounds, rng, len(_rater_pairs(rows))),
+            _bootstrap(counts, _alpha, rounds, rng, len(rows)),
+            _bootstrap(even, _fleiss, rounds, rng, len(even)),
+            _bootstrap(tables, _cohen, rounds, rng, int(tables.sum())),
             modal,
         ))
     return out
