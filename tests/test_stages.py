@@ -272,6 +272,30 @@ def test_weaker_answers_never_displace_the_best_one(rewriter):
     assert [(i.question, i.answer, i.source) for i in interps] == [(question, "Neil Armstrong", "prompt")]
 
 
+def test_the_answer_more_passages_support_is_the_best(rewriter):
+    """One passage misread ("the fourth-largest planet" read as the largest) is outvoted by two that agree."""
+    question = "What is the largest planet?"
+    answers = [
+        Answer(text="Neptune", score=0.65, passages=["Neptune#0"], context="Neptune is the fourth-largest planet by diameter."),
+        Answer(text="Jupiter", score=0.646, passages=["Jupiter#0", "Giant planet#0"], aliases=["Jupiter"],
+               context="Jupiter is the fifth planet from the Sun, and the largest in the Solar System."),
+    ]
+    interps = rewriter.rewrite(question, answers)
+    assert interps[0].answer == "Jupiter"
+    assert all(i.answer != "Neptune" or i.question != question for i in interps), "the misreading never answers as asked"
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("1945", "may 1945", True), ("1945", "2 september 1945", True), ("1945", "1945 film", False),
+    ("2", "2 million", False), ("1943", "may 1945", False), ("may 1945", "2 september 1945", False),
+    ("obama", "barack obama", True), ("11", "eleven", True),
+])
+def test_same_answer_folds_a_year_into_its_date_only(a, b, same):
+    from ambigdemo.stages.answers import same_answer
+
+    assert same_answer(a, b) is same
+
+
 # --- summarize ------------------------------------------------------------------------------------
 
 

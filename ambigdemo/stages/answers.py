@@ -228,14 +228,22 @@ def cluster(candidates: list[Candidate]) -> list[Cluster]:
     return sorted(clusters, key=lambda c: -c.score)
 
 
+MONTHS = frozenset("january february march april may june july august september october november december".split())
+
+
 def same_answer(a: str, b: str) -> bool:
-    """Aliases: equal (number words as digits: 'eleven' ~ '11'), or the shorter one's words are a contiguous
-    run of the longer's ('obama' ~ 'barack obama')."""
+    """Aliases: equal (number words as digits: 'eleven' ~ '11'), the shorter one's words a contiguous
+    run of the longer's ('obama' ~ 'barack obama'), or a year and a date in it ('1945' ~ 'may 1945');
+    other numbers stay apart ('2' is not '2 million')."""
     a, b = numbers_as_digits(a), numbers_as_digits(b)
     if a == b:
         return True
     short, long = sorted((a, b), key=len)
-    if short.isdigit() or len(short) < 3:
+    if short.isdigit():
+        rest = f" {long} ".replace(f" {short} ", " ", 1).split()
+        return (len(short) == 4 and f" {short} " in f" {long} " and bool(rest)
+                and all(t in MONTHS or (t.isdigit() and len(t) <= 2) for t in rest))
+    if len(short) < 3:
         return False
     return f" {short} " in f" {long} "
 

@@ -94,10 +94,13 @@ class Rewriter:
         ``propose`` (the LLM reader's rewrite from the answer's own passage) is tried first, instead
         of the configured generator; the rule-built edits remain the fallback.
 
-        An answer no checked edit distinguishes is dropped rather than shown with an invented
+        The best answer is the one the most passages support (the reader's first among equals): one
+        passage misread ("the fourth-largest planet" read as the largest) is outvoted by two that
+        agree. An answer no checked edit distinguishes is dropped rather than shown with an invented
         question. If the best answer is one of those, or only one answer remains, the best answer
         answers the prompt question as asked: weaker answers never displace it.
         """
+        answers = sorted(answers, key=lambda a: -len(set(a.passages)))
         chosen = self._disambiguate(question, answers, propose=propose) if len(answers) > 1 else []
         readings = [i for i in chosen if i is not None]
         if len(readings) > 1 and chosen[0] is not None:
