@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import subprocess
 import time
 from collections import Counter
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 from ambigdemo.config import AMBIGNQ_TRAIN as TRAIN
+from ambigdemo.files import replace_text
 from ambigdemo.evaluation.metrics import score_files
 
 if TYPE_CHECKING:
@@ -311,9 +311,9 @@ def evaluate(
     items, gold_text = load_items(task, data, limit, passages, subset)
     out.mkdir(parents=True, exist_ok=True)
     gold = out / ("gold.jsonl" if task == "nq-open" else "gold.json")
-    _write(gold, gold_text)
+    replace_text(gold, gold_text)
     if task == "multi-answer":
-        _write(out / SUBSET, "".join(f"{i.id}\n" for i in items))
+        replace_text(out / SUBSET, "".join(f"{i.id}\n" for i in items))
     reports = {}
     for system in systems:
         suffix = "" if system == "pipeline" else f".{system}"
@@ -324,7 +324,7 @@ def evaluate(
             factory = functools.cache(lambda: pipeline().with_options(reader="heuristic"))
         records = run_system(task, system, items, out / f"cache{suffix}.jsonl", factory, progress, commit)
         predictions = out / f"predictions{suffix}.json"
-        _write(predictions, json.dumps({r.id: r.prediction for r in records}, ensure_ascii=False))
+        replace_text(predictions, json.dumps({r.id: r.prediction for r in records}, ensure_ascii=False))
         long_form = task == "paragraph-gold"
         reports[system] = {
             "predictions": predictions.name,
@@ -349,12 +349,12 @@ def evaluate(
         "config": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(config).items() if k != "admin_token"},
         "systems": reports,
     }
-    _write(out / "metrics.json", json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    _write(out / "metrics.md", markdown(report))
+    replace_text(out / "metrics.json", json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    replace_text(out / "metrics.md", markdown(report))
     if task != "paragraph-gold":
         plot(report, out / PLOT)
     if task == "qd-gold":
-        _write(out / "fluency.md", "\n".join(fluency_markdown(name, r["fluency"]) for name, r in reports.items()))
+        replace_text(out / "fluency.md", "\n".join(fluency_markdown(name, r["fluency"]) for name, r in reports.items()))
     return report
 
 
@@ -500,13 +500,6 @@ def plot(report: dict, path: Path) -> None:
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, format="png")
-
-
-def _write(path: Path, text: str) -> None:
-    """Replace ``path`` atomically, so a kill never leaves a half-written output."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _commit() -> str | None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ambigdemo.evaluation import datasets
+from ambigdemo.files import replace_text
 from ambigdemo.judging.systems import MAX_ANSWER_CHARS, SpecError, SystemAnswer, clean_text, read_jsonl_answers
 
 FORMATS = ("ambigqa", "asqa", "jsonl")
@@ -190,15 +191,7 @@ def check_name(name: str) -> str:
 
 def save_system(name: str, answers: list[SystemAnswer], folder: str | os.PathLike) -> Path:
     """Write ``answers`` as ``folder/NAME.jsonl`` (the ``stored:NAME`` system), replacing it whole."""
-    path = Path(folder) / f"{check_name(name)}.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".jsonl.partial")
-    with partial.open("w", encoding="utf-8") as f:
-        for a in answers:
-            record = {"question": a.question, "paragraph": a.paragraph, "interpretations": a.interpretations,
-                      "passages": a.passages}
-            f.write(json.dumps(record, ensure_ascii=False) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(partial, path)
-    return path
+    records = ({"question": a.question, "paragraph": a.paragraph, "interpretations": a.interpretations,
+                "passages": a.passages} for a in answers)
+    return replace_text(Path(folder) / f"{check_name(name)}.jsonl",
+                        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ambigdemo.files import replace_text
 from ambigdemo.judging.agreement import ATTENTION_PREFIX
 from ambigdemo.judging.predictions import GoldQuestion, check_name
 from ambigdemo.judging.store import pair_id, utc_now
@@ -72,12 +73,7 @@ class Study:
 
     def save(self, folder: str | os.PathLike) -> Path:
         """Write ``folder/NAME.json`` whole (beside, then renamed)."""
-        path = study_path(self.name, folder)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(".json.partial")
-        partial.write_text(json.dumps(self.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
-        os.replace(partial, path)
-        return path
+        return replace_text(study_path(self.name, folder), json.dumps(self.to_dict(), ensure_ascii=False, indent=1))
 
     @classmethod
     def load(cls, name: str, folder: str | os.PathLike) -> "Study":

@@ -15,6 +15,7 @@ from pathlib import Path
 import faiss
 import numpy as np
 
+from ambigdemo.files import replace_text
 from ambigdemo.types import Passage
 
 MANIFEST = "manifest.json"
@@ -37,9 +38,7 @@ def sha256(path: Path, chunk: int = 1 << 20) -> str:
 def write_manifest(folder: Path, files: list[str], **meta) -> None:
     """Record size and sha256 of ``files``; written last and atomically, so its presence means complete."""
     entries = {name: {"bytes": (folder / name).stat().st_size, "sha256": sha256(folder / name)} for name in files}
-    tmp = folder / (MANIFEST + ".tmp")
-    tmp.write_text(json.dumps({"files": entries, **meta}, indent=2))
-    os.replace(tmp, folder / MANIFEST)
+    replace_text(folder / MANIFEST, json.dumps({"files": entries, **meta}, indent=2))
 
 
 def verify_manifest(folder: Path, rebuild: str, deep: bool = True) -> dict:
