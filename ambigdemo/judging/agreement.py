@@ -26,14 +26,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ambigdemo.judging.store import Judgment
+from ambigdemo.judging.store import CRITERIA, Judgment
 
 if TYPE_CHECKING:
     from ambigdemo.judging.predictions import GoldQuestion
     from ambigdemo.evaluation.metrics import Reader
     from ambigdemo.judging.systems import SystemAnswer
 
-CRITERIA = ("comprehensiveness", "fluency", "overall")
 ATTENTION_PREFIX = "check:"
 _ORIENTED = {"A": -1, "tie": 0, "B": 1}
 
@@ -142,16 +141,11 @@ def fleiss_kappa(rows: Sequence[Sequence[int]]) -> float | None:
 
 def cohen_kappa(pairs: Sequence[tuple[object, object]]) -> float | None:
     """Cohen's kappa of (rater 1, rater 2) labels; ``None`` when undefined (no items or chance = 1)."""
-    if not pairs:
-        return None
-    first = [x for x, _ in pairs]
-    second = [y for _, y in pairs]
-    n = len(pairs)
-    observed = sum(x == y for x, y in pairs) / n
-    chance = sum(first.count(v) * second.count(v) for v in set(first) | set(second)) / n**2
-    if chance == 1.0:
-        return None
-    return (observed - chance) / (1.0 - chance)
+    values = {v: i for i, v in enumerate(sorted({str(v) for pair in pairs for v in pair}))}
+    table = np.zeros((1, len(values), len(values)))
+    for x, y in pairs:
+        table[0, values[str(x)], values[str(y)]] += 1
+    return _cohen(table)
 
 
 def overall_kappa(judgments: Iterable[Judgment]) -> tuple[float | None, int]:

@@ -23,10 +23,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ambigdemo.judging.store import COLUMNS, Judgment
+from ambigdemo.judging.store import COLUMNS, CRITERIA, Judgment
 
 FORMATS = ("jsonl", "csv", "criteria-jsonl", "criteria-csv", "hf")
-CRITERIA = ("comprehensiveness", "fluency", "overall")
 CRITERIA_COLUMNS = tuple(c for c in COLUMNS if c not in CRITERIA) + ("criterion", "label", "winner")
 CARD = """---
 license: other

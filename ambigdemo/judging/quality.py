@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
-from ambigdemo.judging.agreement import is_attention
+from ambigdemo.judging.agreement import is_attention, label
 from ambigdemo.judging.study import FULL
 from ambigdemo.judging.store import Judgment
 
@@ -66,26 +66,19 @@ def _outlier_p(mine: list[Judgment], others: list[Judgment]) -> float | None:
 
     outcomes: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for j in others:
-        outcomes[tuple(sorted((j.system_a, j.system_b)))][_overall(j)] += 1
+        outcomes[tuple(sorted((j.system_a, j.system_b)))][label(j, "overall")] += 1
     logs = []
     for j in mine:
         seen = outcomes.get(tuple(sorted((j.system_a, j.system_b))))
         if not seen:
             continue
         total = sum(seen.values()) + 3
-        likely = {o: (seen[o] + 1) / total for o in ("first", "tie", "second")}
-        p = sum(v for v in likely.values() if v <= likely[_overall(j)])
+        likely = {o: (seen[o] + 1) / total for o in (-1, 0, 1)}
+        p = sum(v for v in likely.values() if v <= likely[label(j, "overall")])
         logs.append(-2 * math.log(p))
     if len(logs) < MIN_OUTLIER_VOTES:
         return None
     return float(chi2.sf(sum(logs), 2 * len(logs)))
-
-
-def _overall(j: Judgment) -> str:
-    winner = _winner(j)
-    if winner is None:
-        return "tie"
-    return "first" if winner == min(j.system_a, j.system_b) else "second"
 
 
 def annotator_reports(judgments: Iterable[Judgment], min_read_s: float = 0.0) -> list[AnnotatorReport]:

@@ -35,6 +35,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
+CRITERIA = ("comprehensiveness", "fluency", "overall")
 CRITERIA_LABELS = ("A", "B", "tie")
 VERDICTS = ("vote", "skip", "both_bad")
 BUSY_TIMEOUT_MS = 30_000
@@ -141,7 +142,7 @@ class Judgment:
         _check(self.system_a != self.system_b, "system_a and system_b must differ")
         _check(self.left_is in (self.system_a, self.system_b), "left_is must be system_a or system_b")
         _check(self.verdict in VERDICTS, f"verdict must be one of {VERDICTS}")
-        for name in ("comprehensiveness", "fluency", "overall"):
+        for name in CRITERIA:
             _check(getattr(self, name) in CRITERIA_LABELS, f"{name} must be one of {CRITERIA_LABELS}")
         for ticked, total in ((self.acc_a, self.acc_a_total), (self.acc_b, self.acc_b_total)):
             _check(all(0 <= i < total for i in ticked) and len(set(ticked)) == len(ticked),
