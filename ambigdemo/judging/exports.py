@@ -77,9 +77,9 @@ def write(judgments: Iterable[Judgment], path: str | os.PathLike, fmt: str = "")
     if fmt == "hf":
         path.mkdir(parents=True, exist_ok=True)
         write(judgments, path / "judgments.jsonl", "jsonl")
-        m = write(judgments, path / "criteria.jsonl", "criteria-jsonl")
+        write(judgments, path / "criteria.jsonl", "criteria-jsonl")
         (path / "README.md").write_text(CARD.format(
-            n=len(judgments), m=3 * m, annotators=len({j.annotator for j in judgments}),
+            n=len(judgments), m=len(CRITERIA) * len(judgments), annotators=len({j.annotator for j in judgments}),
             systems=", ".join(sorted({s for j in judgments for s in (j.system_a, j.system_b)})) or "none"),
             encoding="utf-8")
         return len(judgments)

@@ -29,7 +29,14 @@ from typing import Any
 
 from ambigdemo.evaluation import datasets
 from ambigdemo.files import replace_text
-from ambigdemo.judging.systems import MAX_ANSWER_CHARS, SpecError, SystemAnswer, clean_text, read_jsonl_answers
+from ambigdemo.judging.systems import (
+    MAX_ANSWER_CHARS,
+    SpecError,
+    SystemAnswer,
+    clean_text,
+    numbered_lines,
+    read_jsonl_answers,
+)
 
 FORMATS = ("ambigqa", "asqa", "jsonl")
 SYSTEM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -98,7 +105,7 @@ def _ambignq_question(example: datasets.AmbigExample) -> GoldQuestion:
 
 def _questions_jsonl(path: Path) -> list[GoldQuestion]:
     out, seen = [], set()
-    for n, line in _lines(path):
+    for n, line in numbered_lines(path, "question set"):
         try:
             record = json.loads(line)
             if not isinstance(record, dict) or not isinstance(record.get("question"), str) or not clean_text(record["question"]):
@@ -114,14 +121,6 @@ def _questions_jsonl(path: Path) -> list[GoldQuestion]:
     if not out:
         raise SpecError(f"{path}: no questions")
     return out
-
-
-def _lines(path: Path) -> list[tuple[int, str]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(f"{path}: cannot read: {exc}") from exc
-    return [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
 
 
 def guess_format(path: str | os.PathLike) -> str:

@@ -172,14 +172,8 @@ class StoredSystem:
 def read_jsonl_answers(path: str | os.PathLike, system: str) -> list[SystemAnswer]:
     """``system``'s answers, one JSON object per line; ``SpecError`` names a bad line or a repeat."""
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(f"{system}: cannot read {path}: {exc}") from exc
     out: dict[str, SystemAnswer] = {}
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for n, line in numbered_lines(path, system):
         try:
             answer = jsonl_answer(system, json.loads(line))
         except (ValueError, TypeError, KeyError) as exc:
@@ -190,6 +184,15 @@ def read_jsonl_answers(path: str | os.PathLike, system: str) -> list[SystemAnswe
     if not out:
         raise SpecError(f"{path}: no answers")
     return list(out.values())
+
+
+def numbered_lines(path: Path, what: str) -> list[tuple[int, str]]:
+    """The non-blank lines of ``path`` with their 1-based numbers; ``SpecError`` if it cannot be read."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(f"{what}: cannot read {path}: {exc}") from exc
+    return [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
 
 
 def jsonl_answer(system: str, record: Any) -> SystemAnswer:

@@ -172,11 +172,10 @@ def export_for_admin(store: JudgmentStore, folder: Path, kind: str) -> tuple[Pat
     suffix = {"criteria-jsonl": "criteria.jsonl", "criteria-csv": "criteria.csv"}.get(kind, kind)
     path = private / f"judgments-{time.strftime('%Y%m%d-%H%M%S')}.{suffix}"
     if kind == "hf":
-        store.export(private / "dataset", "hf")
+        n = store.export(private / "dataset", "hf")
         shutil.make_archive(str(path.with_suffix("")), "zip", private / "dataset")
         shutil.rmtree(private / "dataset")
-        path = path.with_suffix(".zip")
-        return path, store.count()
+        return path.with_suffix(".zip"), n
     return path, store.export(path, kind)
 
 
