@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import pickle
 import sys
 from pathlib import Path
@@ -21,6 +22,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--supported", type=int, default=400, help="supported questions (every multi-answer one, then a sample)")
     parser.add_argument("--null", type=int, default=150, help="unsupported questions (teach the null answer)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--gate", action="store_true",
+        help="tune the LLM reader's passage gate instead (reads each question's top-k passages once, cached, resumable)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -32,8 +37,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.data.is_file():
         print(f"error: {args.data} not found (AmbigNQ train_light.json)", file=sys.stderr)
         return 2
-    pipeline = Pipeline.load(Config.from_env(use_generator=False))
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.gate:
+        return _tune_gate(args)
+    pipeline = Pipeline.load(Config.from_env(use_generator=False))
     cache = args.out / f"items-{args.supported}-{args.null}-{args.seed}.pkl"
     if cache.is_file():
         items = pickle.loads(cache.read_bytes())
@@ -46,5 +53,21 @@ def run(args: argparse.Namespace) -> int:
     finder, metrics = tuning.search(items, pipeline.finder)
     text = tuning.report(finder, metrics, baseline)
     (args.out / "tune.json").write_text(text + "\n", encoding="utf-8")
+    print(text)
+    return 0
+
+
+def _tune_gate(args: argparse.Namespace) -> int:
+    from ambigdemo.config import Config
+    from ambigdemo.evaluation import gate
+    from ambigdemo.pipeline import Pipeline
+
+    pipeline = Pipeline.load(Config.from_env(reader="llm"))
+    questions = gate.sample(pipeline.retriever, args.data, pipeline.config.top_k, args.supported, args.null, args.seed)
+    name = f"gate-{pipeline.config.preset}-{args.supported}-{args.null}-{args.seed}"
+    reads = gate.read_all(pipeline.reader, questions, args.out / f"{name}.reads.jsonl")
+    report = gate.search(pipeline.reader, pipeline.rewriter, questions, reads)
+    text = json.dumps({"data": str(args.data), "questions": len(questions), **report}, indent=2)
+    (args.out / f"{name}.json").write_text(text + "\n", encoding="utf-8")
     print(text)
     return 0

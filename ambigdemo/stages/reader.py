@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from ambigdemo.runtimes.onnx import ASSISTANT, END, Context, Generator, chatml_turn
 from ambigdemo.stages.answers import (
@@ -145,41 +146,49 @@ class Reading:
         """Verified, distinct answers, one passage at a time in retrieval order; a later passage that
         states an answer already found adds itself to that answer's passages (yielded again, updated).
         ``found`` holds the answers so far, in order."""
-        qnorm, qwords = normalize_answer(self.question), content_words(self.question)
-        qtype = question_type(self.question)
-        counted, wh = qtype.counted, qtype.wh
-        found = self.found
         readable = 0
         for passage in relevant(self.passages, self.reader.relevance, self.reader.min_score, self.reader.max_passages):
-            context = self.reader.prefix().fork().extend(passage_turn(passage.title, passage.text, self.question, self.reader.passage_words))
-            reply = ""
-            for reply in self.reader.generator.decode(context, self.reader.max_answer_tokens, stop=("\n",)):
-                pass
-            self.replies[passage.id] = reply
-            text = parse_reply(reply, names=wh == "who")
-            readable += text is not None
-            if not text:
+            reply, context = self.reader.reply(self.question, passage)
+            readable += parse_reply(reply, names=self._qtype.wh == "who") is not None
+            answer = self.take(passage, reply)
+            if answer is None:
                 continue
-            if echoes_question(text, qnorm, qwords) or not occurs_in(text, passage) or (counted and not counts(text, counted, passage)):
-                self.dropped.append(text)
-                continue
-            if is_name_of(passage.title, text) and normalize_answer(bare_title(passage.title)) != normalize_answer(text):
-                text = bare_title(passage.title)  # "Neil Alden Armstrong" is shown as his article names him
-            text = surface(text, passage)
-            key = normalize_answer(text)
-            same = next((i for i, a in enumerate(found) if same_answer(key, normalize_answer(a.text))), None)
-            if same is not None:
-                old = found[same]
-                found[same] = Answer(old.text, old.score, old.passages + [passage.id], old.aliases + [text], old.context)
-                yield found[same]
-                continue
-            found.append(Answer(text, round(passage.score, 4), [passage.id], context=passage.text))
-            self._contexts[text] = context
-            yield found[-1]
-            if len(found) >= self.reader.max_answers:
+            self._contexts.setdefault(answer.text, context)
+            yield answer
+            if len(self.found) >= self.reader.max_answers:
                 break
         if self.replies and not readable:
             raise MalformedOutput(f"no reply reads as an answer: {next(iter(self.replies.values()))[:200]!r}")
+
+    @cached_property
+    def _qtype(self):
+        return question_type(self.question)
+
+    def take(self, passage: Passage, reply: str) -> Answer | None:
+        """Verify the model's ``reply`` for ``passage`` and add it to ``found``: the new or updated
+        answer, or None when the reply is "none", unreadable or not stated by the passage (dropped)."""
+        self.replies[passage.id] = reply
+        text = parse_reply(reply, names=self._qtype.wh == "who")
+        if not text:
+            return None
+        counted = self._qtype.counted
+        if echoes_question(text, normalize_answer(self.question), content_words(self.question)) or not occurs_in(text, passage) or (
+            counted and not counts(text, counted, passage)
+        ):
+            self.dropped.append(text)
+            return None
+        if is_name_of(passage.title, text) and normalize_answer(bare_title(passage.title)) != normalize_answer(text):
+            text = bare_title(passage.title)  # "Neil Alden Armstrong" is shown as his article names him
+        text = surface(text, passage)
+        key = normalize_answer(text)
+        found = self.found
+        same = next((i for i, a in enumerate(found) if same_answer(key, normalize_answer(a.text))), None)
+        if same is not None:
+            old = found[same]
+            found[same] = Answer(old.text, old.score, old.passages + [passage.id], old.aliases + [text], old.context)
+            return found[same]
+        found.append(Answer(text, round(passage.score, 4), [passage.id], context=passage.text))
+        return found[-1]
 
     def propose_rewrite(self, answer: Answer) -> str:
         """The model's rewrite of the question for ``answer``, continuing its passage's cache ("" if none)."""
@@ -214,6 +223,14 @@ class LlmReader:
         if self._prefix is None:
             self._prefix = self.generator.context(example_prefix())
         return self._prefix
+
+    def reply(self, question: str, passage: Passage) -> tuple[str, Context]:
+        """The model's raw reply for one passage, and the context that ends with it (for the rewrite)."""
+        context = self.prefix().fork().extend(passage_turn(passage.title, passage.text, question, self.passage_words))
+        reply = ""
+        for reply in self.generator.decode(context, self.max_answer_tokens, stop=("\n",)):
+            pass
+        return reply, context
 
     def read(self, question: str, passages: list[Passage]) -> Reading:
         return Reading(self, question, passages)
