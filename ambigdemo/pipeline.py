@@ -16,12 +16,13 @@ from ambigdemo.runtimes.index import ArtifactError, PassageIndex, verify_manifes
 from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.runtimes.onnx import OnnxChatGenerator, OnnxEmbedder
 from ambigdemo.stages.answers import AnswerFinder
+from ambigdemo.stages.followup import FollowUps, Standalone
 from ambigdemo.stages.reader import LlmReader, MalformedOutput
 from ambigdemo.stages.retrieve import Retriever
 from ambigdemo.stages.rewrite import Rewriter, edit_of, ground
 from ambigdemo.stages.summarize import Summarizer
 from ambigdemo.text import normalize_answer, visible
-from ambigdemo.types import Answer, Edit, Interpretation, Passage, Result
+from ambigdemo.types import Answer, Edit, Interpretation, Passage, Result, Turn
 
 log = logging.getLogger(__name__)
 REWRITE_NO_REPEAT = 3  # a rewrite repeats no three tokens of its own (greedy loops otherwise)
@@ -106,6 +107,7 @@ class Pipeline:
     rewriter: Rewriter
     summarizer: Summarizer
     reader: LlmReader | None = None
+    followups: FollowUps = field(default_factory=FollowUps)
     notice: str = ""
     load_ms: dict[str, float] = field(default_factory=dict)
 
@@ -134,6 +136,7 @@ class Pipeline:
             rewriter=Rewriter(nlp, rewrite_model),
             summarizer=Summarizer(generator if config.use_generator else None, config.max_new_tokens),
             reader=cls._reader(config, generator),
+            followups=FollowUps(generator),
             notice=notice,
             load_ms=timer.laps,
         )
@@ -251,6 +254,10 @@ class Pipeline:
         if draft is not None:
             result.paragraph, result.paragraph_source = draft.text, draft.source
         return result
+
+    def standalone(self, asked: str, history: list[Turn]) -> Standalone:
+        """A follow-up as a question that reads on its own, given the conversation so far (QuAC)."""
+        return self.followups.standalone(clean_question(asked), history)
 
     def ask(self, question: str) -> Result:
         result = None

@@ -46,6 +46,14 @@ class Interpretation:
     source: str = "rule"
 
 
+@dataclass(frozen=True)
+class Turn:
+    """One answered turn of a conversation: the standalone question and the answers shown for it."""
+
+    question: str
+    answers: list[str] = field(default_factory=list)
+
+
 @dataclass
 class Result:
     """Everything the pipeline returns for one question."""

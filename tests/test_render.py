@@ -173,3 +173,16 @@ def test_ask_tab_stream_yields_cards_then_a_final_paragraph(fast):
     assert 'id="passage-1"' in passages and "CC BY-SA" in passages
     assert "total" in timings
     assert "<b>When</b>" not in cards + paragraph
+
+
+def test_conversation_turns_are_escaped_and_show_the_standalone_question():
+    from ambigdemo.ui.render import conversation_html
+
+    html = conversation_html([
+        {"asked": "Who wrote <b>Hamlet</b>?\u202e", "question": "Who wrote <b>Hamlet</b>?", "answers": ["William Shakespeare"]},
+        {"asked": "When was he born?", "question": "When was William Shakespeare born?", "answers": []},
+    ])
+    assert "<b>Hamlet" not in html and "&lt;b&gt;Hamlet" in html and "\u202e" not in html
+    assert "answered as: When was William Shakespeare born?" in html
+    assert "cannot answer from the passages" in html
+    assert html.count('data-testid="turn"') == 2 and conversation_html([]) == ""

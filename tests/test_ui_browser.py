@@ -107,3 +107,43 @@ def test_a_full_queue_says_so_where_the_answer_goes(browser, pipeline, tmp_path,
         assert status.inner_text().startswith("No pair was loaded")  # no bare "Error" badge before it
         assert "Press “Next pair” again" in status.inner_text()
         context.close()
+
+
+def test_a_conversation_rewrites_follow_ups_per_session_and_clears(page, browser, app_url, artifacts_dir):
+    turns = page.locator("#conversation [data-testid=turn]")
+    ask(page, "Who developed the theory of relativity?")
+    turns.first.wait_for(timeout=TIMEOUT_MS)
+    assert not page.locator("#standalone textarea").is_visible(), "a first question needs no rewrite"
+
+    ask(page, "When did he receive the Nobel Prize?")
+    turns.nth(1).wait_for(timeout=TIMEOUT_MS)
+    standalone = page.locator("#standalone textarea")
+    assert standalone.input_value() == "When did Albert Einstein receive the Nobel Prize?"
+    assert "1921" in page.locator("#cards").inner_text()
+    assert "answered as: When did Albert Einstein receive the Nobel Prize?" in turns.nth(1).inner_text()
+    page.screenshot(path=str(artifacts_dir / "ask-follow-up.png"), full_page=True)
+
+    standalone.fill("When was the theory of relativity developed by Albert Einstein?")
+    standalone.press("Enter")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#conversation [data-testid=turn]')[1]?.innerText.includes('developed by Albert Einstein')",
+        timeout=TIMEOUT_MS,
+    )
+    assert turns.count() == 2, "the edited question replaces the turn it rewrote"
+
+    other = browser.new_context()
+    try:
+        fresh = other.new_page()
+        fresh.goto(app_url, wait_until="domcontentloaded")
+        fresh.locator("#question textarea").fill("When did he receive the Nobel Prize?")
+        fresh.locator("#ask").click()
+        fresh.locator("#conversation [data-testid=turn]").first.wait_for(timeout=TIMEOUT_MS)
+        assert fresh.locator("#conversation [data-testid=turn]").count() == 1, "another browser shares no history"
+        assert "Einstein" not in fresh.locator("#conversation").inner_text()
+    finally:
+        other.close()
+
+    page.locator("#clear").click()
+    turns.first.wait_for(state="detached", timeout=60_000)
+    assert page.locator("#cards").inner_text().strip() == ""
+    assert not page.locator("#standalone textarea").is_visible()

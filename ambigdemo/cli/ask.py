@@ -1,15 +1,21 @@
-"""``python -m ambigdemo ask "QUESTION" [--json]``: answer one question from the shell."""
+"""``python -m ambigdemo ask "QUESTION" ["FOLLOW-UP" ...] [--history FILE] [--json]``: answer from the shell.
+
+Several questions are one conversation: each after the first is rewritten into a standalone question
+from the earlier turns (QuAC), as is the first when ``--history`` holds earlier turns; the history
+file is then updated with the new turns, so the next call continues the conversation."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ask", help="answer a question (every interpretation, with a paragraph)")
-    p.add_argument("question")
+    p.add_argument("question", nargs="+", help="a question; more are follow-ups of the earlier ones")
+    p.add_argument("--history", type=Path, help="JSON file of earlier turns ([{question, answers}]); updated with these turns")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--top-k", type=int, help="passages to retrieve (default from config)")
     p.add_argument("--no-generator", action="store_true", help="evidence-based paragraph, no generator")
@@ -18,11 +24,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from ambigdemo.config import Config
+    from ambigdemo.files import replace_text
     from ambigdemo.pipeline import Pipeline, QuestionError, clean_question
     from ambigdemo.runtimes.index import ArtifactError
+    from ambigdemo.types import Turn
 
     overrides = {"use_generator": False} if args.no_generator else {}
     if args.top_k:
@@ -30,19 +36,55 @@ def run(args: argparse.Namespace) -> int:
     if args.index:
         overrides["index_dir"] = Path(args.index)
     try:
-        clean_question(args.question)
+        history = read_history(args.history) if args.history else []
+    except ValueError as exc:
+        print(f"error: {args.history}: {exc}", file=sys.stderr)
+        return 2
+    results = []
+    try:
+        for question in args.question:
+            clean_question(question)
         pipeline = Pipeline.load(Config.from_env(**overrides))
-        result = pipeline.ask(args.question)
+        for question in args.question:
+            standalone = pipeline.standalone(question, history)
+            result = pipeline.ask(standalone.question)
+            results.append((standalone, result))
+            history.append(Turn(standalone.question, [i.answer for i in result.interpretations]))
     except (QuestionError, ArtifactError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if pipeline.notice:
         print(pipeline.notice, file=sys.stderr)
+    if args.history:
+        replace_text(args.history, json.dumps([vars(t) for t in history], indent=1, ensure_ascii=False) + "\n")
     if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        data = [{"asked": s.asked, "rewrite_source": s.source, **r.to_dict()} for s, r in results]
+        print(json.dumps(data[0] if len(data) == 1 else data, ensure_ascii=False, indent=2))
         return 0
-    print(render_text(result))
+    for n, (standalone, result) in enumerate(results):
+        if n:
+            print()
+        if standalone.question != standalone.asked:
+            print(f"{standalone.asked}  (answered as: {standalone.question})")
+        print(render_text(result))
     return 0
+
+
+def read_history(path: Path) -> list:
+    """Earlier turns from ``path`` (absent: none); ValueError names what is wrong."""
+    from ambigdemo.types import Turn
+
+    if not path.exists():
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"not a JSON history ({exc})") from exc
+    if not isinstance(data, list) or not all(
+        isinstance(t, dict) and isinstance(t.get("question"), str) and isinstance(t.get("answers", []), list) for t in data
+    ):
+        raise ValueError('expected a JSON list of {"question": str, "answers": [str]} turns')
+    return [Turn(t["question"], [str(a) for a in t.get("answers", [])]) for t in data]
 
 
 def render_text(result) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ambigdemo.cli.score import _table
 from ambigdemo.config import AMBIGNQ_TRAIN as TRAIN
+from ambigdemo.evaluation.followups import TASK as FOLLOWUP
 from ambigdemo.evaluation.runs import ONLY, PLOT, SYSTEMS, TASKS, _judge, evaluate, markdown, score_task
 
 
@@ -18,8 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="run the pipeline over a gold file and score it (resumable)",
         description="Run a system over a gold file, cache its predictions (resumable) and score them as score does.",
     )
-    parser.add_argument("--data", required=True, help="gold file: AmbigNQ JSON or NQ-open JSONL")
-    parser.add_argument("--task", choices=TASKS, required=True)
+    parser.add_argument("--data", required=True, help="gold file: AmbigNQ JSON, NQ-open JSONL, or conversations (assets/followups.json)")
+    parser.add_argument("--task", choices=TASKS + (FOLLOWUP,), required=True, help=f"{FOLLOWUP}: rewriting follow-up questions (QuAC)")
     parser.add_argument("--out", required=True, help="output folder (its cache makes reruns resume)")
     parser.add_argument("--limit", type=_positive, help="only the first N questions of the task")
     parser.add_argument(
@@ -29,6 +30,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--subset", type=Path, help="only the question ids listed in this file (e.g. a multi-answer subset.txt)")
     parser.add_argument("--train", type=Path, default=TRAIN, help="AmbigNQ train JSON that tunes the threshold baseline")
     parser.set_defaults(func=run)
+
+
+def _followups(args: argparse.Namespace) -> int:
+    import json
+
+    from ambigdemo.config import Config
+    from ambigdemo.evaluation import followups
+    from ambigdemo.files import replace_text
+    from ambigdemo.pipeline import Pipeline
+
+    try:
+        items = followups.load(Path(args.data))
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"error: {args.data}: not a conversations file ({exc})", file=sys.stderr)
+        return 2
+    report = followups.evaluate(Pipeline.load(Config.from_env(use_generator=False)), items[: args.limit])
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    replace_text(out / "metrics.json", json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    replace_text(out / "metrics.md", followups.markdown(report) + "\n")
+    print(followups.markdown(report))
+    print(f"wrote {out}/metrics.json, metrics.md")
+    return 0
 
 
 def _positive(text: str) -> int:
@@ -48,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
     if wrong:
         print(f"error: --system {wrong[0]} needs --task {ONLY[wrong[0]]}", file=sys.stderr)
         return 2
+    if args.task == FOLLOWUP:
+        return _followups(args)
     config = Config.from_env(use_generator=args.task == "paragraph-gold")  # the paragraph task measures the writer
     try:
         report = evaluate(

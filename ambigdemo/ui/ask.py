@@ -10,10 +10,13 @@ import gradio as gr
 
 from ambigdemo.config import ROOT
 from ambigdemo.pipeline import Pipeline, QuestionError
+from ambigdemo.types import Turn
 from ambigdemo.ui import ANSWERING, render
 from ambigdemo.ui.workers import Workers
 
 EXAMPLES_FILE = ROOT / "assets" / "examples.json"
+MAX_TURNS = 20  # turns kept (and shown) per browser session
+CANNOT_ANSWER = "The passages cannot answer this follow-up (QuAC's CANNOTANSWER). Try asking it differently, or press Clear to start over."
 
 
 def load_examples(path: Path = EXAMPLES_FILE) -> list[dict]:
@@ -21,27 +24,71 @@ def load_examples(path: Path = EXAMPLES_FILE) -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
 
 
+def _shown(result) -> tuple[str, str, str, str]:
+    final = "total" in result.timings_ms
+    return (
+        render.interpretations_html(result),
+        render.paragraph_html(result.paragraph, len(result.passages), final, result.paragraph_pending),
+        render.passages_html(result.passages),
+        render.timings_html(result.timings_ms),
+    )
+
+
+def _input_error(exc: Exception) -> tuple[str, str, str, str]:
+    return f'<div class="ad-empty" data-testid="input-error">{render.escape(str(exc))}</div>', "", "", ""
+
+
 def answer_stream(pipeline: Pipeline, question: str) -> Iterator[tuple[str, str, str, str]]:
     """(cards, paragraph, passages, timings) HTML, updated as the pipeline streams."""
     try:
         for result in pipeline.stream(question):
-            final = "total" in result.timings_ms
-            yield (
-                render.interpretations_html(result),
-                render.paragraph_html(result.paragraph, len(result.passages), final, result.paragraph_pending),
-                render.passages_html(result.passages),
-                render.timings_html(result.timings_ms),
-            )
+            yield _shown(result)
     except QuestionError as exc:
-        yield f'<div class="ad-empty" data-testid="input-error">{render.escape(str(exc))}</div>', "", "", ""
+        yield _input_error(exc)
+
+
+def conversation_stream(pipeline: Pipeline, asked: str, history: list[dict], rewrite: bool = True) -> Iterator[tuple]:
+    """A question in a conversation (QuAC): rewritten into a standalone question from the earlier turns
+    (``rewrite`` False: ``asked`` is already the standalone question, edited by the user), answered,
+    and added to the history. Yields (conversation, standalone box, cards, paragraph, passages,
+    timings, history); a question that cannot be asked leaves the history as it was."""
+    history = list(history or [])
+    turns = [Turn(t["question"], t["answers"]) for t in history]
+    try:
+        standalone = pipeline.standalone(asked, turns) if rewrite else pipeline.standalone(asked, [])
+    except QuestionError as exc:
+        yield render.conversation_html(history), gr.update(), *_input_error(exc), history
+        return
+    box = gr.update(value=standalone.question, visible=bool(history))
+    result = None
+    try:
+        for result in pipeline.stream(standalone.question):
+            if history and not result.interpretations and result.message:
+                result.message = CANNOT_ANSWER
+            yield render.conversation_html(history), box, *_shown(result), history
+    except QuestionError as exc:
+        yield render.conversation_html(history), box, *_input_error(exc), history
+        return
+    turn = {"asked": standalone.asked, "question": standalone.question, "answers": [i.answer for i in result.interpretations]}
+    history = (history + [turn])[-MAX_TURNS:]
+    yield render.conversation_html(history), box, *_shown(result), history
 
 
 def build(pipeline: Pipeline, workers: Workers) -> None:
-    """Add the Ask tab's components and events to the current Blocks; answers run on ``workers``."""
+    """Add the Ask tab's components and events to the current Blocks; answers run on ``workers``.
+
+    The tab is a conversation: each question after the first is read as a follow-up of the earlier
+    ones (per browser session, in ``gr.State``) and answered as the standalone question shown, which
+    the user can edit; Clear starts over; an example starts a new conversation."""
     examples = [e["question"] for e in load_examples()]
+    history = gr.State([])
+    conversation = gr.HTML(elem_id="conversation")
     with gr.Row():
-        question = gr.Textbox(label="Question", placeholder="Who discovered oxygen?", max_lines=2, scale=5, elem_id="question")
+        question = gr.Textbox(label="Question (follow-ups may refer to earlier answers)", placeholder="Who discovered oxygen?",
+                              max_lines=2, scale=5, elem_id="question")
         ask = gr.Button("Ask", variant="primary", scale=1, elem_id="ask")
+        clear = gr.Button("Clear", variant="secondary", scale=0, min_width=80, elem_id="clear")
+    standalone = gr.Textbox(label="Answered as (edit and press Enter to ask this instead)", visible=False, max_lines=2, elem_id="standalone")
     if pipeline.notice:
         gr.Markdown(render.escape(pipeline.notice))
     example_buttons = []
@@ -55,9 +102,15 @@ def build(pipeline: Pipeline, workers: Workers) -> None:
         passages = gr.HTML(elem_id="passages")
     with gr.Accordion("Stage timings", open=False):
         timings = gr.HTML(elem_id="timings")
-    outputs = [cards, paragraph, passages, timings]
-    def stream(q: str):
-        yield from workers.stream(answer_stream, pipeline, q)
+    shown = [cards, paragraph, passages, timings]
+    outputs = [conversation, standalone, *shown, history]
+
+    def converse(q: str, turns: list[dict]):
+        yield from workers.stream(conversation_stream, pipeline, q, turns)
+
+    def reask(edited: str, turns: list[dict]):
+        """The user's own standalone question in place of the last turn's rewrite."""
+        yield from workers.stream(conversation_stream, pipeline, edited, turns[:-1], False)
 
     def ask_api(question: str) -> dict:
         """The result as JSON (the CLI's ``--json`` shape); a bad question raises a readable error."""
@@ -67,20 +120,22 @@ def build(pipeline: Pipeline, workers: Workers) -> None:
             raise gr.Error(str(exc)) from exc
 
     limit = {"concurrency_id": ANSWERING, "concurrency_limit": pipeline.config.concurrency}
-    unanswered = render.failed_js(render.UNANSWERED, len(outputs))
-    for trigger in (ask.click, question.submit):
-        trigger(stream, inputs=question, outputs=outputs, api_visibility="private", **limit).failure(
-            None, js=unanswered, outputs=outputs)
+    unanswered = render.failed_js(render.UNANSWERED, len(shown))
+    for trigger, fn, box in ((ask.click, converse, question), (question.submit, converse, question), (standalone.submit, reask, standalone)):
+        trigger(fn, inputs=[box, history], outputs=outputs, api_visibility="private", **limit).failure(
+            None, js=unanswered, outputs=shown)
+    clear.click(lambda: ("", gr.update(value="", visible=False), "", "", "", "", [], ""),
+                outputs=[*outputs, question], api_visibility="private", queue=False)
 
     def example(text: str):
-        """An example: into the question box and answered, as one event (a second event chained
-        with ``.then`` never ran when the first was turned away by a full queue)."""
-        for shown in workers.stream(answer_stream, pipeline, text):
-            yield text, *shown
+        """An example starts a new conversation: into the question box and answered, as one event (a
+        second event chained with ``.then`` never ran when the first was turned away by a full queue)."""
+        for update in workers.stream(conversation_stream, pipeline, text, []):
+            yield text, *update
 
     for button in example_buttons:
         button.click(example, inputs=button, outputs=[question, *outputs], api_visibility="private",
-                     show_progress_on=outputs, **limit).failure(
-            None, js=render.failed_js(render.UNANSWERED, len(outputs), echo=True), inputs=button,
-            outputs=[question, *outputs])
+                     show_progress_on=shown, **limit).failure(
+            None, js=render.failed_js(render.UNANSWERED, len(shown), echo=True), inputs=button,
+            outputs=[question, *shown])
     gr.api(ask_api, api_name="ask", **limit)

@@ -97,6 +97,16 @@ def passages_html(passages: list[Passage]) -> str:
     return f'<ul class="ad-passages">{items}</ul><div class="ad-credit">{escape(WIKI_CREDIT)}</div>' if items else ""
 
 
+def conversation_html(history: list[dict]) -> str:
+    """The conversation so far: each turn as asked, the standalone question it was answered as, its answers."""
+    rows = []
+    for turn in history:
+        asked_as = "" if turn["question"] == turn["asked"] else f'<div class="ad-label">answered as: {escape(turn["question"])}</div>'
+        answers = "; ".join(escape(a) for a in turn["answers"]) or "cannot answer from the passages"
+        rows.append(f'<li data-testid="turn"><b>{escape(turn["asked"])}</b>{asked_as}<div>→ {answers}</div></li>')
+    return f'<div class="ad-label">Conversation so far</div><ol class="ad-turns">{"".join(rows)}</ol>' if rows else ""
+
+
 def timings_html(timings: dict[str, float]) -> str:
     cells = "".join(f"<tr><td>{escape(k)}</td><td>{v:.0f} ms</td></tr>" for k, v in timings.items())
     return f'<table class="ad-timings">{cells}</table>' if cells else ""
@@ -131,6 +141,8 @@ CSS = """
 a.cite{padding:0 !important;margin:0 !important}
 .ad-credit{font-size:.8em;color:#57606a}
 .ad-empty{padding:10px;color:#9a6700}
+.ad-turns{margin:4px 0 0 1.2em;padding:0}
+.ad-turns li{margin:4px 0}
 [data-testid=status-tracker]:has(> .error){display:none}
 .ad-busy{padding:10px;border:1px solid #cf222e;border-radius:6px;color:#82071e;background:#fff5f5}
 #examples{flex-wrap:wrap;gap:6px}

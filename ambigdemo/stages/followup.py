@@ -1,0 +1,193 @@
+"""Follow-up questions in a conversation (QuAC): rewrite a follow-up into a standalone question.
+
+"When did he die?" after "Who played Dumbledore?" / "Richard Harris" becomes "When did Richard
+Harris die?". A follow-up that reads on its own is answered as asked. Otherwise the model proposes
+the standalone question from the conversation; it is used only if every word it adds comes from the
+conversation (nothing invented) and it is still one question. Else simple rules stand in
+(a pronoun replaced by the last answer or the last question's subject, "What about X?", "When?"),
+and failing those the follow-up is answered as asked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ambigdemo.runtimes.onnx import ASSISTANT, Context, Generator, chatml_turn
+from ambigdemo.stages.answers import STOPWORDS, content_words
+from ambigdemo.stages.rewrite import edit_of, wh_word
+from ambigdemo.types import Edit, Turn
+
+SYSTEM = (
+    "You rewrite the last question of a conversation so that it can be understood on its own: replace "
+    "pronouns with what they refer to and add what the question leaves out, taken from the earlier "
+    "questions and answers. Keep its other words. If it is already clear on its own, repeat it. Reply "
+    "with the question only."
+)
+# (conversation [(question, answer)], follow-up, standalone): read once at load as the prompt's prefix.
+EXAMPLES = (
+    ((("Who wrote Hamlet?", "William Shakespeare"),), "When was he born?", "When was William Shakespeare born?"),
+    ((("What is the longest river in Africa?", "Nile"),), "How long is it?", "How long is the Nile?"),
+    ((("What is the capital of Italy?", "Rome"),), "What about Spain?", "What is the capital of Spain?"),
+    ((("Who invented the light bulb?", "Thomas Edison"),), "Who painted The Starry Night?", "Who painted The Starry Night?"),
+    ((("Where was the Battle of Hastings fought?", "Hastings"),), "When?", "When was the Battle of Hastings fought?"),
+)
+REFERRING = frozenset("he she him his her hers they them their theirs it its there then this that these those".split())
+LEAD_INS = re.compile(r"^\s*(and|so|but|also|what about|how about|and what about|what of)\b[\s,]*", re.I)
+MIN_CONTENT = 3  # a follow-up with fewer content words leaves something out ("How many people died?")
+MAX_QUESTION_WORDS = 40
+
+
+@dataclass(frozen=True)
+class Standalone:
+    """A follow-up as asked, the standalone question answered in its place, and who wrote it."""
+
+    asked: str
+    question: str
+    source: str  # "as asked", "llm" or "rules"
+    edit: Edit = field(default_factory=Edit)
+
+
+def needs_context(asked: str) -> bool:
+    """The follow-up refers back (a pronoun, "and ...", "what about ...") or leaves its subject out."""
+    tokens = re.findall(r"\w+", asked.lower())
+    return bool(REFERRING & set(tokens)) or bool(LEAD_INS.match(asked)) or len(content_words(asked)) < MIN_CONTENT
+
+
+def conversation_text(history: Sequence[Turn], asked: str) -> str:
+    lines = [f"Q: {t.question}\nA: {'; '.join(t.answers) or 'no answer'}" for t in history]
+    return "Conversation:\n" + "\n".join(lines) + f"\nLast question: {asked}"
+
+
+def example_prefix() -> str:
+    parts = [chatml_turn("system", SYSTEM)]
+    for turns, asked, standalone in EXAMPLES:
+        history = [Turn(q, [a]) for q, a in turns]
+        parts += [chatml_turn("user", conversation_text(history, asked)), chatml_turn("assistant", standalone)]
+    return "".join(parts)
+
+
+def check_standalone(asked: str, question: str, history: Sequence[Turn]) -> str | None:
+    """Why a proposed standalone question may not be used, or None when it may."""
+    if not question.endswith("?") or "\n" in question or question.count("?") > 1:
+        return "not a single question"
+    if len(question.split()) > MAX_QUESTION_WORDS:
+        return "too long"
+    said = _words(" ".join([asked] + [t.question + " " + " ".join(t.answers) for t in history]))
+    if any(not _grounded(w, said) for w in _words(question)):
+        return "adds words the conversation does not have"
+    if any(not _grounded(w, _words(question)) for w in _words(asked) - REFERRING):
+        return "drops words of the question"
+    if needs_context(asked) and question.strip().lower() == asked.strip().lower():
+        return "still refers back"
+    if not set(re.findall(r"\w+", question.lower())) - STOPWORDS:
+        return "no content"
+    return None
+
+
+def _words(text: str) -> set[str]:
+    return content_words(re.sub(r"['’]s\b", "", text))
+
+
+def _grounded(word: str, said: set[str]) -> bool:
+    """``word`` or an inflection of it was said ("discover" for "discovered")."""
+    return word in said or any(len(w) >= 4 and len(word) >= 4 and (w.startswith(word[:-1]) or word.startswith(w[:-1])) for w in said)
+
+
+@dataclass
+class FollowUps:
+    """Turns follow-ups into standalone questions with a chat generator (None: rules only)."""
+
+    generator: Generator | None = None
+    max_tokens: int = 48
+    context_turns: int = 3  # the earlier turns read (the prompt stays short)
+    _prefix: Context | None = field(default=None, repr=False)
+
+    def standalone(self, asked: str, history: Sequence[Turn]) -> Standalone:
+        history = list(history)[-self.context_turns :]
+        if not history or not needs_context(asked):
+            return Standalone(asked, asked, "as asked")
+        for source, proposal in (("llm", self._propose), ("rules", rule_rewrite)):
+            question = " ".join((proposal(asked, history) or "").split())
+            if question and check_standalone(asked, question, history) is None:
+                return Standalone(asked, question, source, edit_of(asked, question))
+        return Standalone(asked, asked, "as asked")
+
+    def _propose(self, asked: str, history: Sequence[Turn]) -> str:
+        if self.generator is None:
+            return ""
+        if self._prefix is None:
+            self._prefix = self.generator.context(example_prefix())
+        turn = chatml_turn("user", conversation_text(history, asked)) + ASSISTANT
+        text = ""
+        for text in self.generator.decode(self._prefix.fork().extend(turn), self.max_tokens, stop=("\n",)):
+            pass
+        return text.strip().strip("\"'\u201c\u201d")
+
+
+AUXILIARIES = frozenset("is are was were do does did has have had can could will would".split())
+NAME = r"(?:\bthe )?[A-Z][\w'’.-]*(?: (?:of |and |the |da |de |di |von |van |del )?[A-Z][\w'’.-]*)*"
+
+
+def rule_rewrite(asked: str, history: Sequence[Turn]) -> str:
+    """A standalone question by rule, or "": "What about X?" puts X in the last question's subject's
+    place, "And the largest?" swaps its superlative, "When?" its question word; "he"/"his" become the
+    last person asked about ("who" answers), "it"/"its"/"there" the last thing answered ("what" answers)
+    or the last question's subject."""
+    last, original = history[-1], asked
+    rest = LEAD_INS.sub("", asked).strip(" ?")
+    if LEAD_INS.match(asked) and rest:
+        if rest[:1].isupper():
+            subject = subject_of(last.question)
+            return last.question.replace(subject, rest, 1) if subject else ""
+        superlative = next((w for w in rest.split() if w.lower().endswith("est")), "")
+        return re.sub(r"\b\w+est\b", superlative, last.question, count=1) if superlative else ""
+    if rest.lower() in {"when", "where", "why", "how", "who"}:
+        wh = wh_word(last.question)
+        after = re.search(rf"\b{wh}\s+(\w+)", last.question, re.I) if wh else None
+        if after and after.group(1).lower() in AUXILIARIES:
+            return rest.capitalize() + last.question[after.start(1) - 1 :]
+        return ""
+    person = next((t.answers[0] for t in reversed(history) if t.answers and wh_word(t.question) == "who"), "")
+    person = person or (re.findall(NAME, last.question[1:]) or [""])[0]
+    thing = topic(history)
+    if thing:
+        asked = re.sub(r"\bits ((?:\w+ ){0,3}?\w+)(?=\?|$| (?:of|in|on|at|for|from|to)\b)", rf"the \1 of {thing}", asked)
+
+    def swap(match: re.Match) -> str:
+        word = match.group(0).lower()
+        if word in ("he", "she", "him") and person:
+            return person
+        if word in ("his", "her") and person:
+            return person + "'s"
+        if word in ("it", "its") and thing:
+            return thing + ("'s" if word == "its" else "")
+        if word == "there" and thing:
+            return "in " + thing
+        return match.group(0)
+
+    out = re.sub(r"\b(he|she|him|his|her|it|its|there)\b", swap, asked, flags=re.I)
+    return "" if out == original else out
+
+
+def topic(history: Sequence[Turn]) -> str:
+    """What "it" refers to: a thing answered earlier (not a person) that the last question is still
+    about ("What river is Paris on?"), else the last answer to a "what"/"which" question if it is a
+    name, else the last question's subject ("the Eiffel Tower")."""
+    last = history[-1]
+    things = [t.answers[0] for t in history[:-1] if t.answers and wh_word(t.question) in ("what", "which")]
+    running = next((a for a in reversed(things) if a and a in last.question), "")
+    answer = last.answers[0] if last.answers else ""
+    if running:
+        return running
+    if wh_word(last.question) in ("what", "which") and answer[:1].isupper():
+        return answer
+    return subject_of(last.question)
+
+
+def subject_of(question: str) -> str:
+    """The last capitalised name in a question after its first word ("the Eiffel Tower", "Jupiter")."""
+    names = re.findall(NAME, question[1:])
+    names = [n for n in names if n.split()[-1].lower() not in STOPWORDS]
+    return names[-1] if names else ""

@@ -1,0 +1,115 @@
+"""Follow-up questions (QuAC): standalone rewriting with the real embedded model and its rules,
+the ``ask`` CLI's conversations and history file, and the follow-up evaluation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ambigdemo.evaluation import followups
+from ambigdemo.stages.followup import FollowUps, check_standalone, needs_context, rule_rewrite, topic
+from ambigdemo.types import Turn
+from tests.test_cli_ask import ROOT, ask
+
+SHAKESPEARE = [Turn("Who wrote Romeo and Juliet?", ["William Shakespeare"])]
+
+
+@pytest.mark.parametrize(
+    ("asked", "refers"),
+    [
+        ("When was he born?", True),
+        ("What about Bolivia?", True),
+        ("When?", True),
+        ("How many people died?", True),  # leaves out what it is about
+        ("What did Neil Armstrong eat on the Moon?", False),
+        ("What is Saturn's largest moon?", False),
+    ],
+)
+def test_needs_context_finds_follow_ups_that_refer_back(asked, refers):
+    assert needs_context(asked) is refers
+
+
+def test_check_refuses_invented_dropped_and_unfinished_rewrites():
+    asked = "How many sonnets did he write?"
+    assert check_standalone(asked, "How many sonnets did William Shakespeare write?", SHAKESPEARE) is None
+    assert check_standalone(asked, "How many sonnets did Christopher Marlowe write?", SHAKESPEARE) == "adds words the conversation does not have"
+    assert check_standalone(asked, "How many plays did William Shakespeare write?", SHAKESPEARE) is not None
+    assert check_standalone(asked, "Who wrote Romeo and Juliet?", SHAKESPEARE) == "drops words of the question"
+    assert check_standalone(asked, "How many sonnets did William Shakespeare write", SHAKESPEARE) == "not a single question"
+    assert check_standalone(asked, asked, SHAKESPEARE) == "still refers back"
+
+
+def test_rules_resolve_pronouns_ellipsis_and_bare_question_words():
+    paris = [Turn("What is the capital of France?", ["Paris"]), Turn("What river is Paris on?", ["Seine"])]
+    assert topic(paris) == "Paris", "the conversation is still about Paris, not the river"
+    assert rule_rewrite("What is its nickname?", paris) == "What is the nickname of Paris?"
+    capitals = [Turn("What is the capital of South Africa?", ["Pretoria", "Cape Town"])]
+    assert rule_rewrite("What about Bolivia?", capitals) == "What is the capital of Bolivia?"
+    planets = [Turn("What is the smallest planet in the Solar System?", ["Mercury"])]
+    assert rule_rewrite("And the largest?", planets) == "What is the largest planet in the Solar System?"
+    beatles = [Turn("Where were the Beatles formed?", ["Liverpool"])]
+    assert rule_rewrite("When?", beatles) == "When were the Beatles formed?"
+    assert rule_rewrite("When?", [Turn("Who discovered penicillin?", ["Alexander Fleming"])]) == "", "no auxiliary to keep"
+    davinci = [Turn("Who painted the Mona Lisa?", ["Leonardo da Vinci"]), Turn("What nationality was Leonardo da Vinci?", ["Italian"])]
+    assert rule_rewrite("Who was his younger contemporary?", davinci) == "Who was Leonardo da Vinci's younger contemporary?"
+
+
+def test_the_embedded_model_rewrites_follow_ups_and_leaves_clear_questions_alone(pipeline):
+    penicillin = [Turn("Who discovered penicillin?", ["Alexander Fleming"])]
+    when = pipeline.standalone("When?", penicillin)
+    assert when.source == "llm" and when.question == "When did Alexander Fleming discover penicillin?"
+    assert when.edit.added and "When" not in when.edit.removed
+    he = pipeline.standalone("How many sonnets did he write?", SHAKESPEARE)
+    assert he.question == "How many sonnets did William Shakespeare write?" and "he" in he.edit.removed
+    clear = pipeline.standalone("What is the capital of Japan?", SHAKESPEARE)
+    assert (clear.question, clear.source) == ("What is the capital of Japan?", "as asked")
+    first = pipeline.standalone("When was he born?", [])
+    assert (first.question, first.source) == ("When was he born?", "as asked"), "no history: nothing to resolve"
+
+
+def test_without_a_model_the_rules_stand_in_and_nothing_unchecked_is_used():
+    rules = FollowUps(None)
+    assert rules.standalone("Which mission did he command?", [Turn("Who was the first man on the moon?", ["Neil Armstrong"])]).question == (
+        "Which mission did Neil Armstrong command?"
+    )
+    unresolved = rules.standalone("Who was in the band?", [Turn("Where were the Beatles formed?", ["Liverpool"])])
+    assert (unresolved.question, unresolved.source) == ("Who was in the band?", "as asked")
+
+
+def test_ask_cli_answers_a_conversation_and_keeps_its_history_file(preset, tmp_path):
+    history = tmp_path / "conversation.json"
+    proc = ask("Who developed the theory of relativity?", "When did he receive the Nobel Prize?", "--json", "--history", str(history))
+    assert proc.returncode == 0, proc.stderr
+    first, second = json.loads(proc.stdout)
+    assert any("Einstein" in i["answer"] for i in first["interpretations"])
+    assert second["asked"] == "When did he receive the Nobel Prize?"
+    assert second["question"] == "When did Albert Einstein receive the Nobel Prize?"
+    assert any(i["answer"] == "1921" for i in second["interpretations"])
+    turns = json.loads(history.read_text(encoding="utf-8"))
+    assert [t["question"] for t in turns] == ["Who developed the theory of relativity?", "When did Albert Einstein receive the Nobel Prize?"]
+
+    proc = ask("What is his most famous equation?", "--history", str(history))
+    assert proc.returncode == 0, proc.stderr
+    assert "answered as: What is Albert Einstein's most famous equation?" in proc.stdout
+    assert len(json.loads(history.read_text(encoding="utf-8"))) == 3
+
+
+def test_ask_cli_refuses_a_broken_history_file_and_keeps_it(tmp_path):
+    history = tmp_path / "conversation.json"
+    history.write_text('{"question": "not a list"', encoding="utf-8")
+    proc = ask("When?", "--history", str(history))
+    assert proc.returncode == 2 and "not a JSON history" in proc.stderr
+    assert history.read_text(encoding="utf-8") == '{"question": "not a list"'
+
+
+def test_followup_set_is_large_enough_and_scores_rewrites_and_answers(pipeline):
+    items = followups.load(ROOT / "assets" / "followups.json")
+    assert len(items) >= 30 and {i.split for i in items} == {"dev", "test"}
+    assert any(not i.answers for i in items), "the set has follow-ups the passages cannot answer"
+    assert followups.correct([["1912"]], ["15 April 1912"]) and not followups.correct([], ["1912"]) and followups.correct([], [])
+    report = followups.evaluate(pipeline, [i for i in items if i.asked == "When did he receive the Nobel Prize?"])
+    row = report["rows"][0]
+    assert row["exact"] and row["rewritten"]["correct"] and row["gold rewrite"]["correct"]
+    assert not row["as asked"]["correct"], "asked as is, the follow-up has no subject to find"
+    assert report["splits"]["all"]["rewrite_exact_match"] == 100.0
