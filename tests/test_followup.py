@@ -8,6 +8,7 @@ import json
 import pytest
 
 from ambigdemo.evaluation import followups
+from ambigdemo.evaluation.metrics import answer_shown
 from ambigdemo.stages.followup import FollowUps, check_standalone, needs_context, rule_rewrite, topic
 from ambigdemo.types import Turn
 from tests.test_cli_ask import ROOT, ask
@@ -107,7 +108,7 @@ def test_followup_set_is_large_enough_and_scores_rewrites_and_answers(pipeline):
     items = followups.load(ROOT / "assets" / "followups.json")
     assert len(items) >= 30 and {i.split for i in items} == {"dev", "test"}
     assert any(not i.answers for i in items), "the set has follow-ups the passages cannot answer"
-    assert followups.correct([["1912"]], ["15 April 1912"]) and not followups.correct([], ["1912"]) and followups.correct([], [])
+    assert answer_shown([["1912"]], ["15 April 1912"]) and not answer_shown([], ["1912"]) and answer_shown([], [])
     report = followups.evaluate(pipeline, [i for i in items if i.asked == "When did he receive the Nobel Prize?"])
     row = report["rows"][0]
     assert row["exact"] and row["rewritten"]["correct"] and row["gold rewrite"]["correct"]

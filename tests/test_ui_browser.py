@@ -147,3 +147,37 @@ def test_a_conversation_rewrites_follow_ups_per_session_and_clears(page, browser
     turns.first.wait_for(state="detached", timeout=60_000)
     assert page.locator("#cards").inner_text().strip() == ""
     assert not page.locator("#standalone textarea").is_visible()
+
+
+def test_contrast_view_puts_a_minimal_edit_beside_its_question(page, artifacts_dir):
+    page.get_by_role("tab", name="Contrast").click()
+    page.locator("#contrast-a textarea").fill("What is the capital of South Africa?")
+    page.locator("#contrast-go").click()
+    readings = page.locator("#contrast-readings")
+    readings.wait_for(state="visible", timeout=TIMEOUT_MS)
+    readings.locator("input").click()
+    page.get_by_role("option", name="What is the legislative capital of South Africa?").click()
+    page.wait_for_function(
+        "() => document.querySelector('#contrast-b textarea').value === 'What is the legislative capital of South Africa?'",
+        timeout=30_000,
+    )
+
+    page.locator("#contrast-go").click()
+    verdict = page.locator("[data-testid=verdict]")
+    verdict.wait_for(timeout=TIMEOUT_MS)
+    assert verdict.get_attribute("data-changed") == "true"
+    assert page.locator("[data-testid=contrast-edit] ins").inner_text() == "legislative"
+    side_a, side_b = page.locator("[data-testid=side-a]"), page.locator("[data-testid=side-b]")
+    assert "Pretoria" in side_a.inner_text() and "Cape Town" in side_a.inner_text()
+    assert "Cape Town" in side_b.inner_text() and "Pretoria" not in side_b.locator(".ad-answers").inner_text()
+    shared = page.locator("#contrast-result .ad-shared")
+    assert shared.count() >= 2 and shared.count() % 2 == 0, "a passage both retrieve is marked on both sides"
+    page.screenshot(path=str(artifacts_dir / "contrast.png"), full_page=True)
+
+    page.locator("#contrast-a textarea").fill("Who wrote Romeo and Juliet?")
+    page.locator("#contrast-b textarea").fill("Who wrote Hamlet?")
+    page.locator("#contrast-go").click()
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=verdict]')?.dataset.changed === 'false'", timeout=TIMEOUT_MS
+    )
+    assert "Same answer" in page.locator("[data-testid=verdict]").inner_text()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ambigdemo.cli.score import _table
 from ambigdemo.config import AMBIGNQ_TRAIN as TRAIN
+from ambigdemo.evaluation.contrast import TASK as CONTRAST
 from ambigdemo.evaluation.followups import TASK as FOLLOWUP
 from ambigdemo.evaluation.runs import ONLY, PLOT, SYSTEMS, TASKS, _judge, evaluate, markdown, score_task
 
@@ -20,7 +21,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Run a system over a gold file, cache its predictions (resumable) and score them as score does.",
     )
     parser.add_argument("--data", required=True, help="gold file: AmbigNQ JSON, NQ-open JSONL, or conversations (assets/followups.json)")
-    parser.add_argument("--task", choices=TASKS + (FOLLOWUP,), required=True, help=f"{FOLLOWUP}: rewriting follow-up questions (QuAC)")
+    parser.add_argument(
+        "--task", choices=TASKS + (FOLLOWUP, CONTRAST), required=True,
+        help=f"{FOLLOWUP}: rewriting follow-up questions (QuAC); {CONTRAST}: minimally edited question pairs built from AmbigNQ (MEQ)",
+    )
     parser.add_argument("--out", required=True, help="output folder (its cache makes reruns resume)")
     parser.add_argument("--limit", type=_positive, help="only the first N questions of the task")
     parser.add_argument(
@@ -55,6 +59,29 @@ def _followups(args: argparse.Namespace) -> int:
     return 0
 
 
+def _contrast(args: argparse.Namespace) -> int:
+    import json
+
+    from ambigdemo.config import Config
+    from ambigdemo.evaluation import contrast
+    from ambigdemo.evaluation.datasets import DataError
+    from ambigdemo.files import replace_text
+    from ambigdemo.pipeline import Pipeline
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        report = contrast.evaluate(Pipeline.load(Config.from_env(use_generator=False)), Path(args.data), out)
+    except DataError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    replace_text(out / "metrics.json", json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    replace_text(out / "metrics.md", contrast.markdown(report) + "\n")
+    print(contrast.markdown(report))
+    print(f"wrote {out}/contrast-set.jsonl, metrics.json, metrics.md")
+    return 0
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -74,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.task == FOLLOWUP:
         return _followups(args)
+    if args.task == CONTRAST:
+        return _contrast(args)
     config = Config.from_env(use_generator=args.task == "paragraph-gold")  # the paragraph task measures the writer
     try:
         report = evaluate(

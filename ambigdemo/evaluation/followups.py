@@ -17,9 +17,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ambigdemo.evaluation.metrics import answer_f1
+from ambigdemo.evaluation.metrics import answer_f1, answer_shown
 from ambigdemo.types import Turn
-from ambigdemo.text import mentions, normalize_answer
+from ambigdemo.text import normalize_answer
 
 TASK = "followup"
 SYSTEMS = ("as asked", "rewritten", "gold rewrite")
@@ -45,14 +45,6 @@ def load(path: Path) -> list[FollowUp]:
     return items
 
 
-def correct(gold: Sequence[Sequence[str]], shown: Sequence[str]) -> bool:
-    """Right when nothing is shown for a question the passages cannot answer, else when a shown
-    answer contains a gold alias or is contained in one ("1912" in "15 April 1912")."""
-    if not gold:
-        return not shown
-    return any(mentions(s, a) or mentions(a, s) for s in shown for aliases in gold for a in aliases if a and s)
-
-
 def evaluate(pipeline, items: Sequence[FollowUp]) -> dict:
     """Per split and system: answer accuracy and answer F1; for the rewriter also exact match and sources."""
     rows = []
@@ -65,7 +57,7 @@ def evaluate(pipeline, items: Sequence[FollowUp]) -> dict:
         for system, question in zip(SYSTEMS, (item.asked, rewrite.question, item.standalone)):
             shown = [i.answer for i in pipeline.ask(question).interpretations]
             row[system] = {
-                "answers": shown, "correct": correct(item.answers, shown),
+                "answers": shown, "correct": answer_shown(item.answers, shown),
                 "f1": answer_f1(item.answers, shown) if item.answers else float(not shown),
             }
         rows.append(row)

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable, Mapping, Protocol, Sequence, TypeVar
 
 from ambigdemo.evaluation.datasets import AmbigExample, AmbigPrediction, ASQAExample, NQExample, QAPair
-from ambigdemo.text import multiset_edit, normalize_answer, ptb_tokenize
+from ambigdemo.text import mentions, multiset_edit, normalize_answer, ptb_tokenize
 
 G = TypeVar("G")
 P = TypeVar("P")
@@ -34,6 +34,15 @@ class _Report:
         return asdict(self)
 
 # --------------------------------------------------------------------------- answers
+
+
+def answer_shown(gold: Sequence[Sequence[str]], shown: Sequence[str]) -> bool:
+    """An end-to-end answer is right: nothing shown when there is no gold answer (NQ's null answer,
+    QuAC's CANNOTANSWER), else a shown answer contains a gold alias or is contained in one
+    ("1912" and "15 April 1912")."""
+    if not gold:
+        return not shown
+    return any(mentions(s, a) or mentions(a, s) for s in shown for aliases in gold for a in aliases if a and s)
 
 
 def exact_match(aliases: Sequence[str], prediction: str) -> bool:

@@ -12,7 +12,7 @@ from ambigdemo.pipeline import Pipeline
 from ambigdemo.judging.arena import Arena
 from ambigdemo.judging.store import open_store
 from ambigdemo.judging.study import Study
-from ambigdemo.ui import ask, compare, leaderboard, render
+from ambigdemo.ui import ask, compare, contrast, leaderboard, render
 from ambigdemo.ui.workers import Workers
 
 TITLE = "ambigdemo: ambiguous question answering"
@@ -37,6 +37,8 @@ def build_app(pipeline: Pipeline, config: Config) -> gr.Blocks:
         with gr.Tabs():
             with gr.Tab("Ask", id="ask"):
                 ask.build(pipeline, workers)
+            with gr.Tab("Contrast", id="contrast"):
+                contrast.build(pipeline, workers)
             with gr.Tab("Compare", id="compare"):
                 comparing = compare.build(pipeline, store, config, arena, workers=workers)
             with gr.Tab("Leaderboard", id="leaderboard") as leaderboard_tab:

@@ -7,7 +7,7 @@ import re
 from html import escape as _html_escape
 
 from ambigdemo.corpus import WIKI_CREDIT
-from ambigdemo.text import visible, word_diff
+from ambigdemo.text import normalize_answer, visible, word_diff
 from ambigdemo.types import Interpretation, Passage, Result
 
 CITATION = re.compile(r"\[(\d+)\]")
@@ -107,6 +107,37 @@ def conversation_html(history: list[dict]) -> str:
     return f'<div class="ad-label">Conversation so far</div><ol class="ad-turns">{"".join(rows)}</ol>' if rows else ""
 
 
+def contrast_html(a: Result, b: Result | None) -> str:
+    """Two questions side by side: B's word edit of A, whether the answer changed, each side's answers
+    and passages, the passages both retrieved marked "in both"."""
+    credit = f'<div class="ad-credit">{escape(WIKI_CREDIT)}</div>'
+    if b is None:
+        return _side_html("A", a, set()) + credit
+    shared = {p.id for p in a.passages} & {p.id for p in b.passages}
+    answers = [{normalize_answer(i.answer) for i in r.interpretations} for r in (a, b)]
+    changed = answers[0] != answers[1]
+    verdict = "The answer changed." if changed else "Same answer: the edit did not change what the passages answer."
+    head = (
+        f'<div class="ad-label">B as an edit of A</div><div class="ad-question" data-testid="contrast-edit">{diff_html(a.question, b.question)}</div>'
+        f'<div class="ad-verdict" data-testid="verdict" data-changed="{str(changed).lower()}">{verdict} '
+        f"{len(shared)} of the top {max(len(a.passages), len(b.passages))} passages are retrieved for both.</div>"
+    )
+    return head + f'<div class="ad-contrast">{_side_html("A", a, shared)}{_side_html("B", b, shared)}</div>' + credit
+
+
+def _side_html(name: str, result: Result, shared: set[str]) -> str:
+    answers = "".join(f"<li>{escape(i.answer)}</li>" for i in result.interpretations) or f"<li>{escape(result.message or 'No answer found.')}</li>"
+    passages = "".join(
+        f'<li class="{"ad-shared" if p.id in shared else ""}" data-testid="contrast-passage">'
+        f'<b>{escape(p.title)}</b> <span class="ad-score">{p.score:.2f}</span>{" <i>in both</i>" if p.id in shared else ""}</li>'
+        for p in result.passages
+    )
+    return (
+        f'<div class="ad-side" data-testid="side-{name.lower()}"><div class="ad-label">{name}: {escape(result.question)}</div>'
+        f'<ul class="ad-answers">{answers}</ul><ol class="ad-passages">{passages}</ol></div>'
+    )
+
+
 def timings_html(timings: dict[str, float]) -> str:
     cells = "".join(f"<tr><td>{escape(k)}</td><td>{v:.0f} ms</td></tr>" for k, v in timings.items())
     return f'<table class="ad-timings">{cells}</table>' if cells else ""
@@ -143,6 +174,10 @@ a.cite{padding:0 !important;margin:0 !important}
 .ad-empty{padding:10px;color:#9a6700}
 .ad-turns{margin:4px 0 0 1.2em;padding:0}
 .ad-turns li{margin:4px 0}
+.ad-contrast{display:flex;flex-wrap:wrap;gap:12px}
+.ad-side{flex:1 1 300px;min-width:0}
+.ad-shared{background:#fff8c5}
+.ad-verdict{margin:6px 0;font-weight:600}
 [data-testid=status-tracker]:has(> .error){display:none}
 .ad-busy{padding:10px;border:1px solid #cf222e;border-radius:6px;color:#82071e;background:#fff5f5}
 #examples{flex-wrap:wrap;gap:6px}
