@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.desktop:
         os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    from ambigdemo.artifacts import build_embedded
+    from ambigdemo.build.artifacts import build_embedded
     from ambigdemo.config import Config
     from ambigdemo.pipeline import Pipeline
     from ambigdemo.runtimes.index import ArtifactError

@@ -32,10 +32,13 @@ class Config:
     data_dir: Path = field(default_factory=_default_data_dir)
     index_dir: Path | None = None
     rewriter_dir: Path | None = None
+    query_encoder_dir: Path | None = None  # a fine-tuned query encoder for the preset's index (train-retriever)
     top_k: int = 8
     max_answers: int = 5
     use_generator: bool = True
     reader: str = "llm"
+    # The LLM reader's passage gate: on AmbigNQ train no gate that reads as few passages does better
+    # (`tune --gate`, docs/results/tune/gate-embedded-200-60-0.json; README "The reader")
     reader_relevance: float = 0.9
     reader_min_score: float = 0.45
     reader_passages: int = 4
@@ -57,6 +60,7 @@ class Config:
             models_dir=Path(env.get("AMBIGDEMO_MODELS_DIR", str(ROOT / "models"))),
             index_dir=Path(env["AMBIGDEMO_INDEX_DIR"]) if env.get("AMBIGDEMO_INDEX_DIR") else None,
             rewriter_dir=Path(env["AMBIGDEMO_REWRITER"]) if env.get("AMBIGDEMO_REWRITER") else None,
+            query_encoder_dir=Path(env["AMBIGDEMO_QUERY_ENCODER"]) if env.get("AMBIGDEMO_QUERY_ENCODER") else None,
             top_k=int(env.get("AMBIGDEMO_TOP_K", cls.top_k)),
             use_generator=env.get("AMBIGDEMO_GENERATOR", "1") != "0",
             reader=env.get("AMBIGDEMO_READER", cls.reader),

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ambigdemo.artifacts import BUILD_COMMAND, PresetPaths, check_models_dir, verify
+from ambigdemo.build.artifacts import BUILD_COMMAND, PresetPaths, check_models_dir, verify
 from ambigdemo.config import MAX_QUESTION_CHARS, Config
 from ambigdemo.runtimes.index import ArtifactError, PassageIndex, verify_manifest
 from ambigdemo.runtimes.nlp import load_spacy
@@ -26,6 +26,7 @@ from ambigdemo.types import Answer, Edit, Interpretation, Passage, Result, Turn
 
 log = logging.getLogger(__name__)
 REWRITE_NO_REPEAT = 3  # a rewrite repeats no three tokens of its own (greedy loops otherwise)
+QUERY_ENCODER_COMMAND = "python -m ambigdemo train-retriever --out RUN --export DIR"
 NO_ANSWER = "No answer found: the retrieved passages do not support an answer to this question."
 
 
@@ -60,7 +61,7 @@ def _latin_share(letters: list[str]) -> float:
 
 def preset_command(name: str) -> str:
     """The command that makes preset ``name`` (built here from PyPI, or downloaded)."""
-    from ambigdemo.presets import get_preset
+    from ambigdemo.build.presets import get_preset
 
     try:
         return get_preset(name).command
@@ -119,6 +120,10 @@ class Pipeline:
         paths, notice = resolve_preset(config)
         timer.lap("verify")
         embedder = OnnxEmbedder(paths.embedder, config.threads)
+        queries = embedder
+        if config.query_encoder_dir:
+            verify_manifest(config.query_encoder_dir, QUERY_ENCODER_COMMAND)
+            queries = OnnxEmbedder(config.query_encoder_dir, config.threads)
         index = PassageIndex.load(config.index_dir or paths.index, rebuild=index_rebuild_command(config.index_dir))
         timer.lap("index")
         needs_generator = config.use_generator or config.reader == "llm"
@@ -131,7 +136,7 @@ class Pipeline:
         timer.lap("models")
         return cls(
             config=config,
-            retriever=Retriever(embedder, index),
+            retriever=Retriever(queries, index),
             finder=AnswerFinder(nlp, embedder if config.sentence_similarity else None, max_answers=config.max_answers),
             rewriter=Rewriter(nlp, rewrite_model),
             summarizer=Summarizer(generator if config.use_generator else None, config.max_new_tokens),

@@ -90,8 +90,8 @@ def test_export_generate_quantized_runs(tmp_path, preset, quant, tied):
     """
     import onnx
 
-    from ambigdemo.artifacts import GENERATOR_RECIPE
-    from ambigdemo.export import RECIPES, export_generator
+    from ambigdemo.build.artifacts import GENERATOR_RECIPE
+    from ambigdemo.build.export import RECIPES, export_generator
     from ambigdemo.runtimes.onnx import Message, OnnxChatGenerator
 
     src = make_tiny_llama(tmp_path / "tiny-llama", preset.generator / "tokenizer.json", tied)

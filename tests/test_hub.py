@@ -1,4 +1,4 @@
-"""``ambigdemo.hub.download`` against a real HTTP server on 127.0.0.1 that answers like the hub.
+"""``ambigdemo.build.hub.download`` against a real HTTP server on 127.0.0.1 that answers like the hub.
 
 Only the network boundary is replaced: ``FakeHub`` implements the endpoints huggingface_hub's
 ``snapshot_download`` uses (``GET /api/{models,datasets}/{repo}/revision/{rev}`` with siblings, LFS
@@ -26,12 +26,12 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 import pytest
 
-from ambigdemo.artifacts import EMBEDDER_ID, PresetPaths, verify
+from ambigdemo.build.artifacts import EMBEDDER_ID, PresetPaths, verify
 from ambigdemo.config import Config
 from ambigdemo.corpus import PassageSource
-from ambigdemo.hub import ChecksumError, HubUnavailable, IncompletePreset, check_preset, download
+from ambigdemo.build.hub import ChecksumError, HubUnavailable, IncompletePreset, check_preset, download
 from ambigdemo.pipeline import resolve_preset
-from ambigdemo.presets import PRESETS, STANDARD, Component, EmbedderSpec, GeneratorSpec, Preset, RemoteFile
+from ambigdemo.build.presets import PRESETS, STANDARD, Component, EmbedderSpec, GeneratorSpec, Preset, RemoteFile
 from ambigdemo.runtimes.index import MANIFEST, PASSAGES, VECTORS, ArtifactError, PassageIndex
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -394,14 +394,14 @@ def test_download_verifies_maps_and_loads(passages, hub, models_dir, monkeypatch
 
 def test_index_build_resumes_offline_after_an_interruption(passages, hub, models_dir, monkeypatch):
     """A download killed while embedding leaves finished chunks; the next run (offline) embeds only the rest."""
-    import ambigdemo.indexing
-    from ambigdemo.indexing import passage_text
+    import ambigdemo.build.indexing
+    from ambigdemo.build.indexing import passage_text
     from ambigdemo.runtimes.onnx import OnnxEmbedder
 
     class Killed(Exception):
         pass
 
-    monkeypatch.setattr(ambigdemo.indexing, "CHUNK", 32)
+    monkeypatch.setattr(ambigdemo.build.indexing, "CHUNK", 32)
     real = OnnxEmbedder.encode_passages
     calls = []
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ambigdemo.artifacts import BUILD_COMMAND, PresetPaths, verify
+from ambigdemo.build.artifacts import BUILD_COMMAND, PresetPaths, verify
 from ambigdemo.config import Config
 from ambigdemo.pipeline import Pipeline
 from ambigdemo.runtimes.index import MANIFEST, PASSAGES, VECTORS, ArtifactError, PassageIndex
@@ -117,7 +117,7 @@ def test_prefixes_apply_to_queries_and_passages_only(preset, tmp_path, embedder)
 
 
 def test_retrieval_encodes_queries_and_indexing_encodes_passages(embedder, index, tmp_path):
-    from ambigdemo.indexing import build_index
+    from ambigdemo.build.indexing import build_index
     from ambigdemo.stages.retrieve import Retriever
 
     class Spy:

@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ambigdemo.artifacts import build_embedded
+    from ambigdemo.build.artifacts import build_embedded
     from ambigdemo.config import Config
 
     config = Config.from_env()

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {source}: passage id {duplicate!r} appears more than once; ids must be unique", file=sys.stderr)
         return 2
 
-    from ambigdemo.indexing import CHUNK, build_index, finished_chunks
+    from ambigdemo.build.indexing import CHUNK, build_index, finished_chunks
     from ambigdemo.runtimes.onnx import OnnxEmbedder
 
     embedder_id = embedder_identity(embedder_dir, manifest)

@@ -29,8 +29,8 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ambigdemo.config import Config
-    from ambigdemo.hub import ChecksumError, HubUnavailable, download, preset_state
-    from ambigdemo.presets import PRESETS, get_preset
+    from ambigdemo.build.hub import ChecksumError, HubUnavailable, download, preset_state
+    from ambigdemo.build.presets import PRESETS, get_preset
     from ambigdemo.runtimes.index import ArtifactError
 
     models_dir = Path(args.models_dir) if args.models_dir else Config.from_env().models_dir

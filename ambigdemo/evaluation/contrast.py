@@ -108,9 +108,7 @@ def build(examples: Sequence[AmbigExample], passages: Sequence[Passage], per_pro
 def _side(question: str, answers: list[str], support: SupportIndex, ranked: list[int]) -> Side | None:
     """The side's candidates, or None when no passage shares ``MIN_SHARED`` of the question's content
     words (other than the answer's) and contains one of its aliases."""
-    qwords = content_words(question) - content_words(" ".join(answers))
-    related = [n for n in support.related(question) if len(qwords & support.words[n]) >= min(MIN_SHARED, len(qwords))]
-    evidence = set(support.evidence(question, answers, related))
+    evidence = _evidence(question, answers, support)
     if not evidence:
         return None
     ids = [support.passages[n].id for n in ranked]
@@ -143,20 +141,37 @@ def retrieval(retriever, pairs: Sequence[ContrastPair]) -> dict:
         scores = vectors @ q
         ranks.append(1 + int((scores > scores[0]).sum()))
     hits = index.search(queries, max(KS + OVERLAP_K))
-    recall = {k: [] for k in KS}
-    for side, found in zip(sides, hits):
-        keys = [f" {k} " for k in (normalize_answer(a) for a in side.answers) if k]
-        first = next((n for n, p in enumerate(found) if any(k in f" {normalize_answer(p.title + ' ' + p.text)} " for k in keys)), None)
-        for k in KS:
-            recall[k].append(first is not None and first < k)
+    recall = recall_at(hits, [s.answers for s in sides])
     overlap = {k: [len({p.id for p in hits[2 * n][:k]} & {p.id for p in hits[2 * n + 1][:k]}) / k for n in range(len(pairs))] for k in OVERLAP_K}
     mean = lambda xs: round(float(np.mean(xs)), 4) if len(xs) else 0.0  # noqa: E731
     return {
         "MR": mean(ranks),
         "MRR": mean([1 / r for r in ranks]),
-        **{f"recall@{k}": mean(v) for k, v in recall.items()},
+        **recall,
         **{f"overlap@{k}": mean(v) for k, v in overlap.items()},
     }
+
+
+def recall_at(hits: Sequence[Sequence[Passage]], answers: Sequence[Sequence[str]]) -> dict[str, float]:
+    """Retrieval recall@k (DPR's): the share of questions with a passage containing an answer alias in the top k."""
+    firsts = []
+    for found, aliases in zip(hits, answers):
+        keys = [f" {k} " for k in (normalize_answer(a) for a in aliases) if k]
+        firsts.append(next((n for n, p in enumerate(found) if any(k in f" {normalize_answer(p.title + ' ' + p.text)} " for k in keys)), None))
+    n = len(firsts) or 1
+    return {f"recall@{k}": round(sum(f is not None and f < k for f in firsts) / n, 4) for k in KS}
+
+
+def supported(questions: Sequence[tuple[str, list[str]]], passages: Sequence[Passage]) -> list[tuple[str, list[str]]]:
+    """The (question, aliases) the corpus answers by the contrast set's rule (``MIN_SHARED`` words and an alias)."""
+    support = SupportIndex(passages)
+    return [(q, a) for q, a in questions if _evidence(q, a, support)]
+
+
+def _evidence(question: str, answers: list[str], support: SupportIndex) -> set[str]:
+    qwords = content_words(question) - content_words(" ".join(answers))
+    related = [n for n in support.related(question) if len(qwords & support.words[n]) >= min(MIN_SHARED, len(qwords))]
+    return set(support.evidence(question, answers, related))
 
 
 def end_to_end(answer: Callable[[str], list[str]], pairs: Sequence[ContrastPair]) -> tuple[dict, list[dict]]:

@@ -148,27 +148,33 @@ def score(reader: LlmReader, rewriter: Rewriter, gate: Gate, questions: Sequence
     }
 
 
-def objective(m: dict) -> float:
-    """Multi-answer F1 plus null accuracy at half weight (as the heuristic finder's tuning weighs them)."""
-    return m["f1_multi"] + 0.5 * m["null_acc"]
-
-
 def search(reader: LlmReader, rewriter: Rewriter, questions: Sequence[Question], reads: dict) -> dict:
-    """Every gate of the grid; the best within ``READ_BUDGET`` (ties: fewer passages read)."""
+    """Every gate of the grid, and the best two: the highest multi-answer F1 that keeps the shipped
+    gate's null accuracy and reads no more passages than it (``best_same_cost``), or at most
+    ``READ_BUDGET`` (``best_within_budget``); ties go to fewer passages read. ``frontier``: the best F1
+    at each null accuracy.
+
+    Weighing null accuracy into one objective instead picks a gate that almost never answers (F1 falls
+    from 4.8 to 3.3 for null accuracy 0.9 on the 260 questions measured), so it is a floor, not a term."""
     trials, memo = [], {}
     grid = list(itertools.product(RELEVANCE, MIN_SCORE, MAX_PASSAGES))
     for relevance, min_score, limit in tqdm(grid, desc="gates"):
         gate = Gate(relevance, min_score, limit)
         trials.append((gate, score(reader, rewriter, gate, questions, reads, memo)))
     shipped = Gate(reader.relevance, reader.min_score, reader.max_passages)
-    within = [t for t in trials if t[1]["passages_read"] <= READ_BUDGET]
-    best = max(within, key=lambda t: (objective(t[1]), -t[1]["passages_read"]))
-    unbounded = max(trials, key=lambda t: (objective(t[1]), -t[1]["passages_read"]))
-    as_dict = lambda t: {"gate": asdict(t[0]), **t[1]}  # noqa: E731
+    base = score(reader, rewriter, shipped, questions, reads, memo)
+
+    def best(budget: float) -> dict:
+        allowed = [t for t in trials if t[1]["null_acc"] >= base["null_acc"] and t[1]["passages_read"] <= budget]
+        gate, metrics = max(allowed, key=lambda t: (t[1]["f1_multi"], -t[1]["passages_read"]))
+        return {"gate": asdict(gate), **metrics}
+
+    frontier, top = [], -1.0
+    for gate, metrics in sorted(trials, key=lambda t: (-t[1]["null_acc"], -t[1]["f1_multi"], t[1]["passages_read"])):
+        if metrics["f1_multi"] > top:
+            top = metrics["f1_multi"]
+            frontier.append({"gate": asdict(gate), **metrics})
     return {
-        "read_budget": READ_BUDGET,
-        "best": as_dict(best),
-        "best_unbounded": as_dict(unbounded),
-        "shipped": {"gate": asdict(shipped), **score(reader, rewriter, shipped, questions, reads, memo)},
-        "by_passages": [as_dict(max((t for t in trials if t[0].max_passages == n), key=lambda t: objective(t[1]))) for n in MAX_PASSAGES],
+        "shipped": {"gate": asdict(shipped), **base}, "best_same_cost": best(base["passages_read"]),
+        "read_budget": READ_BUDGET, "best_within_budget": best(READ_BUDGET), "frontier": frontier,
     }

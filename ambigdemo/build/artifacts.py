@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ambigdemo.corpus import PassageSource, package_file
-from ambigdemo.export import KEEP_LOGITS, RECIPES
+from ambigdemo.build.export import KEEP_LOGITS, RECIPES
 from ambigdemo.runtimes.index import ArtifactError, sha256, verify_manifest, write_manifest
 
 BUILD_COMMAND = "python -m ambigdemo build"
@@ -147,7 +147,7 @@ def generator_gguf(cache: Path, source: GgufSource = QWEN_05B) -> Path:
 
 
 def _build_generator(paths: PresetPaths, progress: bool) -> None:
-    from ambigdemo.export import export_generator
+    from ambigdemo.build.export import export_generator
 
     source = READERS.get(paths.root.name, QWEN_05B)
     gguf = generator_gguf(paths.root.parent / "cache", source)
@@ -165,7 +165,7 @@ def _build_index(paths: PresetPaths, progress: bool) -> None:
     if paths.root.name != "embedded":
         _copy_from_embedded(paths, "index", progress)
         return
-    from ambigdemo.indexing import build_index
+    from ambigdemo.build.indexing import build_index
     from ambigdemo.runtimes.onnx import OnnxEmbedder
 
     verify_manifest(paths.embedder, BUILD_COMMAND)

@@ -1,0 +1,1 @@
+"""Building what the app loads: model export, presets and the hub, passage indexes, training."""
