@@ -114,3 +114,9 @@ def test_followup_set_is_large_enough_and_scores_rewrites_and_answers(pipeline):
     assert row["exact"] and row["rewritten"]["correct"] and row["gold rewrite"]["correct"]
     assert not row["as asked"]["correct"], "asked as is, the follow-up has no subject to find"
     assert report["splits"]["all"]["rewrite_exact_match"] == 100.0
+
+
+def test_two_pronouns_never_become_the_same_name():
+    darwin = [Turn("Who introduced the theory of natural selection?", ["Charles Darwin"]), Turn("Where was Charles Darwin buried?", ["Westminster Abbey"])]
+    assert rule_rewrite("Who presented it with him?", darwin) == ""
+    assert rule_rewrite("Where was he buried?", darwin[:1]) == "Where was Charles Darwin buried?"

@@ -155,19 +155,21 @@ def rule_rewrite(asked: str, history: Sequence[Turn]) -> str:
     if thing:
         asked = re.sub(r"\bits ((?:\w+ ){0,3}?\w+)(?=\?|$| (?:of|in|on|at|for|from|to)\b)", rf"the \1 of {thing}", asked)
 
+    used: list[str] = [thing] if asked != original else []
+
     def swap(match: re.Match) -> str:
         word = match.group(0).lower()
-        if word in ("he", "she", "him") and person:
-            return person
-        if word in ("his", "her") and person:
-            return person + "'s"
-        if word in ("it", "its") and thing:
-            return thing + ("'s" if word == "its" else "")
-        if word == "there" and thing:
-            return "in " + thing
-        return match.group(0)
+        name = person if word in ("he", "she", "him", "his", "her") else thing
+        if not name:
+            return match.group(0)
+        used.append(name)
+        if word in ("his", "her", "its"):
+            return name + "'s"
+        return ("in " if word == "there" else "") + name
 
     out = re.sub(r"\b(he|she|him|his|her|it|its|there)\b", swap, asked, flags=re.I)
+    if len(used) != len(set(used)):
+        return ""  # two pronouns cannot both mean the same name ("Who presented it with him?")
     return "" if out == original else out
 
 
