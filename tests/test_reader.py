@@ -152,3 +152,24 @@ def test_gold_answers_are_rewritten_by_the_llm_from_their_passage(pipeline):
     assert keaton.source == "llm" and "1989" in keaton.question, keaton
     assert unknown.source == "prompt" and unknown.question == "Who played Batman?"  # no passage, no checked edit
     assert pipeline.with_options(reader="heuristic").disambiguate("Who played Batman?", ["Michael Keaton"])[0].source != "llm"
+
+
+def test_an_ordinal_superlative_does_not_answer_a_superlative_question(pipeline):
+    from ambigdemo.stages.reader import outranked, superlative_subject
+
+    by_title = {p.title: p for p in pipeline.retriever.index.passages if p.id.endswith("#0")}
+    atlantic, pacific = by_title["Atlantic Ocean"], by_title["Pacific Ocean"]
+    callisto, ganymede = by_title["Callisto (moon)"], by_title["Ganymede (moon)"]
+    assert outranked("What is the largest ocean?", atlantic) and not outranked("What is the largest ocean?", pacific)
+    assert outranked("What is the largest moon of Jupiter?", callisto)
+    assert superlative_subject("What is the largest moon of Jupiter?", ganymede) == "Ganymede"
+    assert superlative_subject("What is the largest moon of Jupiter?", callisto) == ""
+    assert superlative_subject("Who discovered penicillin?", ganymede) == ""
+    reading = pipeline.reader.read("What is the largest moon of Jupiter?", [ganymede])
+    assert reading.take(ganymede, "Titan").text == "Ganymede", "Titan is named there as Saturn's moon"
+
+
+def test_superlative_questions_get_the_passage_that_says_so(pipeline):
+    fast = pipeline.with_options(use_generator=False)
+    assert fast.ask("What is the largest ocean?").interpretations[0].answer.endswith("Pacific Ocean")
+    assert fast.ask("What is the largest moon of Jupiter?").interpretations[0].answer == "Ganymede"

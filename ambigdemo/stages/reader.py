@@ -24,6 +24,7 @@ from ambigdemo.runtimes.onnx import ASSISTANT, END, Context, Generator, chatml_t
 from ambigdemo.stages.answers import (
     STOPWORDS, bare_title, content_words, echoes_question, is_name_of, question_type, same_answer, stem,
 )
+from ambigdemo.corpus import split_sentences
 from ambigdemo.text import mentions, normalize_answer, numbers_as_digits
 from ambigdemo.types import Answer, Passage
 
@@ -114,6 +115,42 @@ def surface(answer: str, passage: Passage) -> str:
     return m.group(0) if m else answer
 
 
+ORDINAL = r"(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))"
+
+
+def outranked(question: str, passage: Passage) -> bool:
+    """The question asks for a superlative ("largest", "most populous") that the passage states only
+    with an ordinal ("the second-largest of the world's oceans"): its subject is not the answer."""
+    text = passage.text.lower()
+    for word in {w for w in re.findall(r"\b[a-z]+est\b|\bmost\b", question.lower())}:
+        ranked = len(re.findall(rf"\b{ORDINAL}[- ]{word}\b", text))
+        if ranked and ranked == len(re.findall(rf"\b{word}\b", text)):
+            return True
+    return False
+
+
+def superlative_subject(question: str, passage: Passage) -> str:
+    """The passage's subject when its first sentence says that subject is what a superlative question
+    asks for ("Ganymede is a natural satellite of Jupiter and is the largest and most massive moon" for
+    "What is the largest moon of Jupiter?"), else "". The superlative and the question's next content
+    word must follow the subject's own verb in that sentence, not an ordinal ("second-largest")."""
+    q = question.lower()
+    match = re.search(r"\b([a-z]+est|most \w+)\s+(?:\w+\s+){0,2}?(\w+)\b", q)
+    subject = bare_title(passage.title)
+    if not match or not subject:
+        return ""
+    word, noun = match.group(1).split()[0], stem(match.group(2))
+    first = split_sentences(passage.text)[:1]
+    if not first or not normalize_answer(first[0]).startswith(normalize_answer(subject)):
+        return ""
+    sentence = first[0].lower()
+    at = re.search(rf"\b(is|was|are|were)\b[^.;]*?(?<![-\w]){word}\b(?!-)", sentence)
+    if not at or re.search(rf"\b{ORDINAL}[- ]{word}\b", sentence[: at.end()]):
+        return ""
+    after = [stem(w) for w in re.findall(r"\w+", sentence[at.end() :])[:6]]
+    return subject if any(w.startswith(noun[:5]) for w in after) else ""
+
+
 def counts(answer: str, noun: str, passage: Passage) -> bool:
     """For a "how many <noun>" question: the passage puts the answer's number right before that noun
     ("two teams of eleven players" counts players with eleven, not with two)."""
@@ -171,10 +208,13 @@ class Reading:
         text = parse_reply(reply, names=self._qtype.wh == "who")
         if not text:
             return None
+        subject = superlative_subject(self.question, passage)
+        if subject and normalize_answer(subject) not in normalize_answer(text):
+            text = subject  # "Titan", named beside Ganymede, is not what Ganymede's article says is the largest
         counted = self._qtype.counted
         if echoes_question(text, normalize_answer(self.question), content_words(self.question)) or not occurs_in(text, passage) or (
             counted and not counts(text, counted, passage)
-        ):
+        ) or outranked(self.question, passage):
             self.dropped.append(text)
             return None
         if is_name_of(passage.title, text) and normalize_answer(bare_title(passage.title)) != normalize_answer(text):
