@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 REWRITE_NO_REPEAT = 3  # a rewrite repeats no three tokens of its own (greedy loops otherwise)
 QUERY_ENCODER_COMMAND = "python -m ambigdemo train-retriever --out RUN --export DIR"
 NO_ANSWER = "No answer found: the retrieved passages do not support an answer to this question."
+CANNOT_ANSWER = "The passages cannot answer this follow-up (QuAC's CANNOTANSWER). Try asking it differently, or start over."
 
 
 class QuestionError(ValueError):
@@ -165,8 +166,9 @@ class Pipeline:
             reader._prefix = self.reader._prefix
         return replace(self, config=config, summarizer=summarizer, reader=reader)
 
-    def stream(self, question: str) -> Iterator[Result]:
-        """Partial results as they become available: passages, interpretations, then the paragraph."""
+    def stream(self, question: str, follow_up: bool = False) -> Iterator[Result]:
+        """Partial results as they become available: passages, interpretations, then the paragraph.
+        ``follow_up``: the question is a conversation's rewritten follow-up (no answer says CANNOTANSWER)."""
         question = clean_question(question)
         timer = _Timer()
         result = Result(question=question)
@@ -196,7 +198,7 @@ class Pipeline:
         first = result.timings_ms.get("first_interpretation", timer.total)
         result.timings_ms = dict(timer.laps, first_interpretation=first)
         if not result.interpretations:
-            result.message = NO_ANSWER
+            result.message = CANNOT_ANSWER if follow_up else NO_ANSWER
             result.timings_ms["total"] = timer.total
             yield result
             return
@@ -264,9 +266,9 @@ class Pipeline:
         """A follow-up as a question that reads on its own, given the conversation so far (QuAC)."""
         return self.followups.standalone(clean_question(asked), history)
 
-    def ask(self, question: str) -> Result:
+    def ask(self, question: str, follow_up: bool = False) -> Result:
         result = None
-        for result in self.stream(question):
+        for result in self.stream(question, follow_up):
             pass
         return result
 

@@ -120,3 +120,12 @@ def test_two_pronouns_never_become_the_same_name():
     darwin = [Turn("Who introduced the theory of natural selection?", ["Charles Darwin"]), Turn("Where was Charles Darwin buried?", ["Westminster Abbey"])]
     assert rule_rewrite("Who presented it with him?", darwin) == ""
     assert rule_rewrite("Where was he buried?", darwin[:1]) == "Where was Charles Darwin buried?"
+
+
+def test_a_follow_up_the_passages_cannot_answer_says_so(pipeline):
+    from ambigdemo.pipeline import CANNOT_ANSWER, NO_ANSWER
+
+    fast = pipeline.with_options(use_generator=False)
+    question = "What did Neil Armstrong eat on the Moon?"
+    assert fast.ask(question, follow_up=True).message == CANNOT_ANSWER
+    assert fast.ask(question).message == NO_ANSWER

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         pipeline = Pipeline.load(Config.from_env(**overrides))
         for question in args.question:
             standalone = pipeline.standalone(question, history)
-            result = pipeline.ask(standalone.question)
+            result = pipeline.ask(standalone.question, follow_up=bool(history))
             results.append((standalone, result))
             history.append(Turn(standalone.question, [i.answer for i in result.interpretations]))
     except (QuestionError, ArtifactError) as exc:

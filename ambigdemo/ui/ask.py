@@ -16,7 +16,6 @@ from ambigdemo.ui.workers import Workers
 
 EXAMPLES_FILE = ROOT / "assets" / "examples.json"
 MAX_TURNS = 20  # turns kept (and shown) per browser session
-CANNOT_ANSWER = "The passages cannot answer this follow-up (QuAC's CANNOTANSWER). Try asking it differently, or press Clear to start over."
 
 
 def load_examples(path: Path = EXAMPLES_FILE) -> list[dict]:
@@ -62,9 +61,7 @@ def conversation_stream(pipeline: Pipeline, asked: str, history: list[dict], rew
     box = gr.update(value=standalone.question, visible=bool(history))
     result = None
     try:
-        for result in pipeline.stream(standalone.question):
-            if history and not result.interpretations and result.message:
-                result.message = CANNOT_ANSWER
+        for result in pipeline.stream(standalone.question, follow_up=bool(history)):
             yield render.conversation_html(history), box, *_shown(result), history
     except QuestionError as exc:
         yield render.conversation_html(history), box, *_input_error(exc), history
