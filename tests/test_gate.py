@@ -26,6 +26,8 @@ def test_reads_resume_and_replay_matches_the_app(pipeline, tmp_path):
     cache.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][: len(lines[-1]) // 2], encoding="utf-8")  # killed mid-line
     again = gate.read_all(pipeline.reader, questions, cache)
     assert again == reads, "the cut line is read again, the others come from the cache"
+    size = cache.stat().st_size
+    assert gate.read_all(pipeline.reader, questions, cache) == reads and cache.stat().st_size == size, "nothing is read a third time"
 
     shipped = gate.Gate(pipeline.reader.relevance, pipeline.reader.min_score, pipeline.reader.max_passages)
     for q in questions:

@@ -95,6 +95,8 @@ def read_all(reader: LlmReader, questions: Sequence[Question], cache: Path) -> d
     todo = [(q, p) for q in questions for p in q.passages if (q.id, p.id) not in reads]
     cache.parent.mkdir(parents=True, exist_ok=True)
     with cache.open("a", encoding="utf-8") as out:
+        if out.tell() and not cache.read_bytes().endswith(b"\n"):
+            out.write("\n")  # end the cut line, so the next read is not glued to it
         for q, p in tqdm(todo, desc="reading train passages", initial=len(reads), total=len(reads) + len(todo)):
             reply, context = reader.reply(q.question, p)
             answer = reader.read(q.question, [p]).take(p, reply)
