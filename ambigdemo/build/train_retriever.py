@@ -24,7 +24,6 @@ import random
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import numpy as np
 from tqdm import tqdm
 
 from ambigdemo.evaluation.contrast import ContrastPair, Side
@@ -70,11 +69,7 @@ def train(pairs: list[ContrastPair], index, source: Path, out: Path, config: Tra
     tokenizer = AutoTokenizer.from_pretrained(source)
     model = AutoModel.from_pretrained(source)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate)
-    row = {p.id: n for n, p in enumerate(index.passages)}
-    candidates = {
-        side.question: torch.from_numpy(np.stack([index.vectors.reconstruct(row[i]) for i in side.candidates]))
-        for pair in pairs for side in (pair.a, pair.b)
-    }
+    candidates = {side.question: torch.from_numpy(index.vectors_of(side.candidates)) for pair in pairs for side in (pair.a, pair.b)}
     steps_per_epoch = (len(pairs) + config.batch_size - 1) // config.batch_size
     total, step = steps_per_epoch * config.epochs, 0
     if config.max_steps > 0:

@@ -36,49 +36,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _followups(args: argparse.Namespace) -> int:
+def _side_task(args: argparse.Namespace, module, wrote: str) -> int:
+    """``followup`` and ``contrast``: ``module.run`` makes the report, written as metrics.json and metrics.md."""
     import json
 
     from ambigdemo.config import Config
-    from ambigdemo.evaluation import followups
-    from ambigdemo.files import replace_text
-    from ambigdemo.pipeline import Pipeline
-
-    try:
-        items = followups.load(Path(args.data))
-    except (OSError, ValueError, KeyError) as exc:
-        print(f"error: {args.data}: not a conversations file ({exc})", file=sys.stderr)
-        return 2
-    report = followups.evaluate(Pipeline.load(Config.from_env(use_generator=False)), items[: args.limit])
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    replace_text(out / "metrics.json", json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    replace_text(out / "metrics.md", followups.markdown(report) + "\n")
-    print(followups.markdown(report))
-    print(f"wrote {out}/metrics.json, metrics.md")
-    return 0
-
-
-def _contrast(args: argparse.Namespace) -> int:
-    import json
-
-    from ambigdemo.config import Config
-    from ambigdemo.evaluation import contrast
     from ambigdemo.evaluation.datasets import DataError
     from ambigdemo.files import replace_text
     from ambigdemo.pipeline import Pipeline
+    from ambigdemo.runtimes.index import ArtifactError
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     try:
-        report = contrast.evaluate(Pipeline.load(Config.from_env(use_generator=False)), Path(args.data), out)
-    except DataError as exc:
+        report = module.run(lambda: Pipeline.load(Config.from_env(use_generator=False)), Path(args.data), out, args.limit)
+    except (DataError, ArtifactError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    text = module.markdown(report)
     replace_text(out / "metrics.json", json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    replace_text(out / "metrics.md", contrast.markdown(report) + "\n")
-    print(contrast.markdown(report))
-    print(f"wrote {out}/contrast-set.jsonl, metrics.json, metrics.md")
+    replace_text(out / "metrics.md", text + "\n")
+    print(text)
+    print(f"wrote {out}/{wrote}")
     return 0
 
 
@@ -99,10 +78,12 @@ def run(args: argparse.Namespace) -> int:
     if wrong:
         print(f"error: --system {wrong[0]} needs --task {ONLY[wrong[0]]}", file=sys.stderr)
         return 2
-    if args.task == FOLLOWUP:
-        return _followups(args)
-    if args.task == CONTRAST:
-        return _contrast(args)
+    if args.task in (FOLLOWUP, CONTRAST):
+        from ambigdemo.evaluation import contrast, followups
+
+        if args.task == FOLLOWUP:
+            return _side_task(args, followups, "metrics.json, metrics.md")
+        return _side_task(args, contrast, "contrast-set.jsonl, metrics.json, metrics.md")
     config = Config.from_env(use_generator=args.task == "paragraph-gold")  # the paragraph task measures the writer
     try:
         report = evaluate(

@@ -111,11 +111,9 @@ def _side(question: str, answers: list[str], support: SupportIndex, ranked: list
     evidence = _evidence(question, answers, support)
     if not evidence:
         return None
-    ids = [support.passages[n].id for n in ranked]
-    positive = next((i for i in ids if i in evidence), None) or sorted(evidence)[0]
+    positive = next((support.passages[n].id for n in ranked if support.passages[n].id in evidence), None) or sorted(evidence)[0]
     keys = [f" {k} " for k in (normalize_answer(a) for a in answers) if k]
-    text = {p.id: t for p, t in zip(support.passages, support.texts)}
-    negatives = [i for i in ids if not any(k in text[i] for k in keys)][: CANDIDATES - 1]
+    negatives = [support.passages[n].id for n in ranked if not any(k in support.texts[n] for k in keys)][: CANDIDATES - 1]
     return Side(question, list(answers), positive, [positive] + negatives)
 
 
@@ -134,11 +132,9 @@ def retrieval(retriever, pairs: Sequence[ContrastPair]) -> dict:
     sides = [s for p in pairs for s in (p.a, p.b)]
     queries = retriever.embedder.encode_query([s.question for s in sides])
     index = retriever.index
-    row = {p.id: n for n, p in enumerate(index.passages)}
     ranks = []
     for side, q in zip(sides, queries):
-        vectors = np.stack([index.vectors.reconstruct(row[i]) for i in side.candidates])
-        scores = vectors @ q
+        scores = index.vectors_of(side.candidates) @ q
         ranks.append(1 + int((scores > scores[0]).sum()))
     hits = index.search(queries, max(KS + OVERLAP_K))
     recall = recall_at(hits, [s.answers for s in sides])
@@ -190,7 +186,12 @@ def end_to_end(answer: Callable[[str], list[str]], pairs: Sequence[ContrastPair]
     }, rows
 
 
-def evaluate(pipeline, data: Path, out: Path, end_to_end_answers: bool = True) -> dict:
+def run(load_pipeline: Callable[[], object], data: Path, out: Path, limit: int | None = None) -> dict:
+    """``evaluate --task contrast``: the contrast set of ``data`` scored end to end (its first ``limit`` pairs)."""
+    return evaluate(load_pipeline(), data, out, limit=limit)
+
+
+def evaluate(pipeline, data: Path, out: Path, end_to_end_answers: bool = True, limit: int | None = None) -> dict:
     """Build (or reuse ``out/contrast-set.jsonl``) the contrast set of ``data`` and score ``pipeline`` on it."""
     from ambigdemo.evaluation.datasets import load_ambignq
 
@@ -200,6 +201,7 @@ def evaluate(pipeline, data: Path, out: Path, end_to_end_answers: bool = True) -
     else:
         pairs = build(load_ambignq(data), pipeline.retriever.index.passages)
         save(pairs, cache)
+    pairs = pairs[:limit]
     report = {"data": str(data), "pairs": len(pairs), "prompts": len({p.prompt for p in pairs}), "retrieval": retrieval(pipeline.retriever, pairs)}
     if end_to_end_answers:
         report["end_to_end"], rows = end_to_end(lambda q: [i.answer for i in pipeline.ask(q).interpretations], pairs)

@@ -11,12 +11,13 @@ questions and first gold answers), so a follow-up's score does not depend on ear
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from tqdm import tqdm
 
+from ambigdemo.evaluation.datasets import DataError
 from ambigdemo.evaluation.metrics import answer_f1, answer_shown
 from ambigdemo.types import Turn
 from ambigdemo.text import normalize_answer
@@ -43,6 +44,15 @@ def load(path: Path) -> list[FollowUp]:
             history = [Turn(t["standalone"], [a[0] for a in t["answers"]]) for t in turns[:n]]
             items.append(FollowUp(history, turn["question"], turn["standalone"], turn["answers"], conv.get("split", "dev")))
     return items
+
+
+def run(load_pipeline: Callable[[], object], data: Path, out: Path, limit: int | None = None) -> dict:
+    """``evaluate --task followup``: the set in ``data`` (checked before any model loads), first ``limit`` follow-ups."""
+    try:
+        items = load(data)
+    except (OSError, ValueError, KeyError) as exc:
+        raise DataError(f"{data}: not a conversations file ({exc})") from exc
+    return evaluate(load_pipeline(), items[:limit])
 
 
 def evaluate(pipeline, items: Sequence[FollowUp]) -> dict:

@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import faiss
@@ -95,6 +96,14 @@ class PassageIndex:
     @property
     def embedder_id(self) -> str:
         return self.manifest.get("embedder", "")
+
+    @cached_property
+    def _rows(self) -> dict[str, int]:
+        return {p.id: n for n, p in enumerate(self.passages)}
+
+    def vectors_of(self, ids: list[str]) -> np.ndarray:
+        """The stored vectors of the passages ``ids``, in that order."""
+        return np.stack([self.vectors.reconstruct(self._rows[i]) for i in ids])
 
     def search(self, query_vectors: np.ndarray, k: int) -> list[list[Passage]]:
         """Top-``k`` passages for each query vector, best first, with their cosine scores."""

@@ -243,6 +243,13 @@ class Context:
         twin.generator, twin.ids, twin.past, twin.logits = self.generator, list(self.ids), dict(self.past), self.logits
         return twin
 
+    def complete(self, max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> str:
+        """The whole greedy continuation (the context grows with it and stays open)."""
+        text = ""
+        for text in self.generator.decode(self, max_new_tokens, stop):
+            pass
+        return text
+
     def reply(self, max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> Iterator[str]:
         """The assistant's reply, streamed; afterwards the context holds it, closed for the next turn."""
         for text in self.generator.decode(self, max_new_tokens, stop):

@@ -75,9 +75,10 @@ def check_standalone(asked: str, question: str, history: Sequence[Turn]) -> str 
     if len(question.split()) > MAX_QUESTION_WORDS:
         return "too long"
     said = _words(" ".join([asked] + [t.question + " " + " ".join(t.answers) for t in history]))
-    if any(not _grounded(w, said) for w in _words(question)):
+    words = _words(question)
+    if any(not _grounded(w, said) for w in words):
         return "adds words the conversation does not have"
-    if any(not _grounded(w, _words(question)) for w in _words(asked) - REFERRING):
+    if any(not _grounded(w, words) for w in _words(asked) - REFERRING):
         return "drops words of the question"
     if needs_context(asked) and question.strip().lower() == asked.strip().lower():
         return "still refers back"
@@ -120,10 +121,7 @@ class FollowUps:
         if self._prefix is None:
             self._prefix = self.generator.context(example_prefix())
         turn = chatml_turn("user", conversation_text(history, asked)) + ASSISTANT
-        text = ""
-        for text in self.generator.decode(self._prefix.fork().extend(turn), self.max_tokens, stop=("\n",)):
-            pass
-        return text.strip().strip("\"'\u201c\u201d")
+        return self._prefix.fork().extend(turn).complete(self.max_tokens, stop=("\n",)).strip().strip("\"'\u201c\u201d")
 
 
 AUXILIARIES = frozenset("is are was were do does did has have had can could will would".split())

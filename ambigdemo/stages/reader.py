@@ -177,16 +177,15 @@ class Reading:
     replies: dict[str, str] = field(default_factory=dict)
     dropped: list[str] = field(default_factory=list)
     found: list[Answer] = field(default_factory=list)
+    readable: int = 0  # replies that read as an answer or "none"
     _contexts: dict[str, Context] = field(default_factory=dict, repr=False)
 
     def answers(self) -> Iterator[Answer]:
         """Verified, distinct answers, one passage at a time in retrieval order; a later passage that
         states an answer already found adds itself to that answer's passages (yielded again, updated).
         ``found`` holds the answers so far, in order."""
-        readable = 0
         for passage in relevant(self.passages, self.reader.relevance, self.reader.min_score, self.reader.max_passages):
             reply, context = self.reader.reply(self.question, passage)
-            readable += parse_reply(reply, names=self._qtype.wh == "who") is not None
             answer = self.take(passage, reply)
             if answer is None:
                 continue
@@ -194,25 +193,30 @@ class Reading:
             yield answer
             if len(self.found) >= self.reader.max_answers:
                 break
-        if self.replies and not readable:
+        if self.replies and not self.readable:
             raise MalformedOutput(f"no reply reads as an answer: {next(iter(self.replies.values()))[:200]!r}")
 
     @cached_property
     def _qtype(self):
         return question_type(self.question)
 
+    @cached_property
+    def _qwords(self) -> tuple[str, set[str]]:
+        return normalize_answer(self.question), content_words(self.question)
+
     def take(self, passage: Passage, reply: str) -> Answer | None:
         """Verify the model's ``reply`` for ``passage`` and add it to ``found``: the new or updated
         answer, or None when the reply is "none", unreadable or not stated by the passage (dropped)."""
         self.replies[passage.id] = reply
         text = parse_reply(reply, names=self._qtype.wh == "who")
+        self.readable += text is not None
         if not text:
             return None
         subject = superlative_subject(self.question, passage)
         if subject and normalize_answer(subject) not in normalize_answer(text):
             text = subject  # "Titan", named beside Ganymede, is not what Ganymede's article says is the largest
         counted = self._qtype.counted
-        if echoes_question(text, normalize_answer(self.question), content_words(self.question)) or not occurs_in(text, passage) or (
+        if echoes_question(text, *self._qwords) or not occurs_in(text, passage) or (
             counted and not counts(text, counted, passage)
         ) or outranked(self.question, passage):
             self.dropped.append(text)
@@ -267,10 +271,7 @@ class LlmReader:
     def reply(self, question: str, passage: Passage) -> tuple[str, Context]:
         """The model's raw reply for one passage, and the context that ends with it (for the rewrite)."""
         context = self.prefix().fork().extend(passage_turn(passage.title, passage.text, question, self.passage_words))
-        reply = ""
-        for reply in self.generator.decode(context, self.max_answer_tokens, stop=("\n",)):
-            pass
-        return reply, context
+        return context.complete(self.max_answer_tokens, stop=("\n",)), context
 
     def read(self, question: str, passages: list[Passage]) -> Reading:
         return Reading(self, question, passages)
@@ -279,9 +280,7 @@ class LlmReader:
         """A short answer to ``question`` from ``context`` alone ("" when it reads none): ASQA's
         Disambig-F1 reader role (``metrics.Reader``), played by the app's model instead of RoBERTa."""
         turn = passage_turn("Answer", context, question, self.passage_words * 3)
-        reply = ""
-        for reply in self.generator.decode(self.prefix().fork().extend(turn), self.max_answer_tokens, stop=("\n",)):
-            pass
+        reply = self.prefix().fork().extend(turn).complete(self.max_answer_tokens, stop=("\n",))
         return parse_reply(reply, names=False) or ""
 
     def rewrite_for(self, question: str, passage: Passage, answer: str) -> str:
