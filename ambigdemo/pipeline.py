@@ -153,6 +153,11 @@ class Pipeline:
             return None
         return LlmReader(generator, config.reader_relevance, config.reader_min_score, config.reader_passages)
 
+    @property
+    def credit(self) -> str:
+        """The attribution of the passages this pipeline shows (its index's licence)."""
+        return self.retriever.index.credit
+
     def with_options(self, **options) -> "Pipeline":
         """A view of this pipeline with other knobs (``top_k``, ``use_generator``, ``reader``), sharing the models."""
         config = replace(self.config, **options)

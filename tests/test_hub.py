@@ -33,6 +33,7 @@ from ambigdemo.build.hub import ChecksumError, HubUnavailable, IncompletePreset,
 from ambigdemo.pipeline import resolve_preset
 from ambigdemo.build.presets import PRESETS, STANDARD, Component, EmbedderSpec, GeneratorSpec, Preset, RemoteFile
 from ambigdemo.runtimes.index import MANIFEST, PASSAGES, VECTORS, ArtifactError, PassageIndex
+from ambigdemo.types import Passage
 
 ROOT = Path(__file__).resolve().parent.parent
 EMBEDDED = ROOT / "models" / "embedded"
@@ -607,3 +608,122 @@ def test_cli_list_and_local_presets(models_dir, capsys):
     assert "python -m ambigdemo build --preset embedded-1.5b" in capsys.readouterr().err
     assert main(["download", "nosuch", "--models-dir", str(models_dir)]) == 2
     assert "known presets: embedded, embedded-1.5b, standard" in capsys.readouterr().err
+
+
+# --- the wikipedia preset, against a replica of its repositories' exact file layout -------------
+
+
+def _txtai_replica(folder: Path, passages: Path, spec: EmbedderSpec) -> Path:
+    """A tiny NeuML/txtai-wikipedia: ``config.json``, ``documents`` (txtai's SQLite schema, one lead per
+    article) and ``embeddings`` (an IVF,SQ8 FAISS index whose ids are the sections' indexid), embedded
+    with the embedded preset's weights standing in for e5-base, with e5's passage prefix."""
+    import sqlite3
+
+    import faiss
+
+    from ambigdemo.build.indexing import passage_text
+    from ambigdemo.runtimes.onnx import OnnxEmbedder
+
+    leads: dict[str, str] = {}
+    for line in passages.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        leads.setdefault(row["title"], row["text"])
+    encoder_dir = folder / "encoder"
+    encoder_dir.mkdir(parents=True)
+    for name in ("model.onnx", "tokenizer.json"):
+        (encoder_dir / name).symlink_to(EMBEDDED / "embedder" / name)
+    spec.write(encoder_dir)
+    vectors = OnnxEmbedder(encoder_dir).encode_passages([passage_text(Passage(t, t, x)) for t, x in leads.items()])
+    repo = folder / "txtai-wikipedia"
+    repo.mkdir()
+    index = faiss.index_factory(vectors.shape[1], "IVF4,SQ8", faiss.METRIC_INNER_PRODUCT)
+    index.train(vectors)
+    index.add_with_ids(vectors, np.arange(len(vectors), dtype=np.int64))
+    faiss.write_index(index, str(repo / "embeddings"))
+    db = sqlite3.connect(repo / "documents")
+    db.execute("CREATE TABLE documents (id TEXT PRIMARY KEY, data JSON, tags TEXT, entry DATETIME)")
+    db.execute("CREATE TABLE objects (id TEXT PRIMARY KEY, object BLOB, tags TEXT, entry DATETIME)")
+    db.execute("CREATE TABLE sections (indexid INTEGER PRIMARY KEY, id TEXT, text TEXT, tags TEXT, entry DATETIME)")
+    db.execute("CREATE INDEX section_id ON sections(id)")
+    for n, (title, text) in enumerate(leads.items()):
+        db.execute("INSERT INTO documents VALUES (?, ?, NULL, '2023-02-20')", (title, json.dumps({"id": title, "text": text, "percentile": 0.5})))
+        db.execute("INSERT INTO sections VALUES (?, ?, ?, NULL, '2023-02-20')", (n, title, text))
+    db.commit()
+    db.close()
+    config = {"format": "json", "path": "intfloat/e5-base", "instructions": {"query": "query: ", "data": "passage: "},
+              "faiss": {"quantize": True, "sample": 0.05}, "content": True, "dimensions": int(vectors.shape[1]),
+              "backend": "faiss", "offset": len(leads), "build": {"settings": {"components": "IVF4,SQ8"}, "txtai": "5.4.0"}}
+    (repo / "config.json").write_text(json.dumps(config, indent=2))
+    return repo
+
+
+@pytest.fixture(scope="module")
+def wikipedia_repos(repos, passages, tmp_path_factory):
+    """The fake hub's repos plus Xenova/e5-base and NeuML/txtai-wikipedia at the commits the preset pins."""
+    from ambigdemo.build.presets import WIKIPEDIA
+
+    embedder, index = WIKIPEDIA.component("embedder"), WIKIPEDIA.component("index")
+    replica = _txtai_replica(tmp_path_factory.mktemp("wikipedia"), passages, embedder.embedder)
+    return {
+        **repos,
+        ("model", embedder.repo_id): Repo("model", embedder.revision, {
+            "onnx/model_quantized.onnx": RepoFile(EMBEDDED / "embedder" / "model.onnx", lfs=True),
+            "onnx/model.onnx": RepoFile(ROOT / "requirements.txt", lfs=True),  # the fp32 export: never fetched
+            "tokenizer.json": RepoFile(EMBEDDED / "embedder" / "tokenizer.json", lfs=False),
+        }),
+        ("model", index.repo_id): Repo("model", index.revision, {
+            "config.json": RepoFile(replica / "config.json", lfs=False),
+            "documents": RepoFile(replica / "documents", lfs=True),
+            "embeddings": RepoFile(replica / "embeddings", lfs=True),
+            "README.md": RepoFile(ROOT / "requirements.txt", lfs=False),
+        }),
+    }
+
+
+def test_the_wikipedia_preset_downloads_txtai_wikipedia_and_answers_from_it(wikipedia_repos, passages, models_dir, monkeypatch):
+    """The preset's own embedder and index components (repos, pinned commits, file names, e5 spec),
+    served as replicas; only its generator is the test one (the real pin names a 512 MB file)."""
+    from ambigdemo.build.presets import WIKIPEDIA, WIKIPEDIA_EMBEDDER_ID, WIKIPEDIA_LICENCE
+    from ambigdemo.pipeline import Pipeline
+    from ambigdemo.runtimes.index import SqlitePassages
+    from ambigdemo.ui import render
+
+    preset = replace(WIKIPEDIA, components=(WIKIPEDIA.component("embedder"), make_preset(passages).component("generator"),
+                                            WIKIPEDIA.component("index")))
+    monkeypatch.setitem(PRESETS, "wikipedia", preset)
+    server = FakeHub(wikipedia_repos)
+    try:
+        paths = download(preset, models_dir, endpoint=server.url, progress=False)
+    finally:
+        server.close()
+    fetched = " ".join(server.files_requested())
+    assert "/NeuML/txtai-wikipedia/resolve/03883d3a13f3afa51ac8982ec4f0ad406efb79ab/documents" in fetched
+    assert "README.md" not in fetched and "onnx/model.onnx" not in fetched
+    assert sorted(p.name for p in paths.index.iterdir()) == ["config.json", "documents", "embeddings", "manifest.json"]
+    manifest = json.loads((paths.index / MANIFEST).read_text())
+    leads = len({json.loads(line)["title"] for line in passages.read_text().splitlines()})
+    assert manifest["count"] == leads and manifest["embedder"] == WIKIPEDIA_EMBEDDER_ID
+    assert manifest["licence"] == WIKIPEDIA_LICENCE and manifest["pinned"] == WIKIPEDIA.component("index").revision
+
+    index = PassageIndex.load(paths.index)
+    assert isinstance(index.passages, SqlitePassages) and len(index.passages) == index.vectors.ntotal == leads
+    assert index.embedder_id == WIKIPEDIA_EMBEDDER_ID
+
+    pipeline = Pipeline.load(Config(preset="wikipedia", models_dir=models_dir, use_generator=False))
+    assert pipeline.notice == "" and pipeline.retriever.embedder.spec.query_prefix == "query: "
+    result = pipeline.ask("Who painted the Mona Lisa?")
+    assert result.passages[0].title in ("Mona Lisa", "Leonardo da Vinci"), result.passages[:3]
+    assert any("Leonardo" in i.answer for i in result.interpretations), result.interpretations
+    assert f"Wikipedia ({WIKIPEDIA_LICENCE})" in render.passages_html(result.passages, pipeline.credit)
+    assert result.passages[0].id.startswith(f"{result.passages[0].title}#")
+
+
+def test_the_wikipedia_preset_is_pinned_to_txtai_wikipedia():
+    from ambigdemo.build.presets import WIKIPEDIA
+
+    assert [c.name for c in WIKIPEDIA.components] == ["embedder", "generator", "index"]
+    assert all(re.fullmatch(r"[0-9a-f]{40}", c.revision) for c in WIKIPEDIA.components)
+    index = WIKIPEDIA.component("index")
+    assert (index.repo_id, [f.remote for f in index.files]) == ("NeuML/txtai-wikipedia", ["config.json", "documents", "embeddings"])
+    assert WIKIPEDIA.component("embedder").embedder == EmbedderSpec(pooling="mean", query_prefix="query: ", passage_prefix="passage: ", max_length=512)
+    assert WIKIPEDIA.component("generator") is STANDARD.component("generator")

@@ -35,7 +35,7 @@ from typing import Any
 
 from ambigdemo.build.artifacts import PresetPaths
 from ambigdemo.build.presets import COMPONENTS, Component, Preset, RemoteFile, get_preset
-from ambigdemo.runtimes.index import MANIFEST, ArtifactError, sha256, verify_manifest, write_manifest
+from ambigdemo.runtimes.index import MANIFEST, ArtifactError, passage_count, sha256, verify_manifest, write_manifest
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 STAGING = ".download"
@@ -276,7 +276,7 @@ def _install(
         spec.write(folder)
     meta: dict[str, Any] = dict(component.meta)
     if component.name == "index":
-        meta["count"] = _count_lines(folder / "passages.jsonl")
+        meta["count"] = passage_count(folder)
     write_manifest(
         folder,
         component.local_files,
@@ -321,11 +321,6 @@ def git_blob_sha1(path: Path, chunk: int = 1 << 20) -> str:
         while block := fh.read(chunk):
             digest.update(block)
     return digest.hexdigest()
-
-
-def _count_lines(path: Path) -> int:
-    with open(path, "rb") as fh:
-        return sum(1 for line in fh if line.strip())
 
 
 def _remove_empty(folder: Path) -> None:

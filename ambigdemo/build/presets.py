@@ -25,11 +25,12 @@ from typing import Literal
 
 from ambigdemo.build.artifacts import BUILD_COMMAND, EMBEDDER_FILE, EMBEDDER_ID, EMBEDDER_PACKAGE, EMBEDDER_SHA256
 from ambigdemo.corpus import PassageSource
-from ambigdemo.runtimes.index import PASSAGES, VECTORS
+from ambigdemo.runtimes.index import PASSAGES, TXTAI_CONFIG, TXTAI_DOCUMENTS, TXTAI_VECTORS, VECTORS
 from ambigdemo.runtimes.specs import EmbedderSpec, GeneratorSpec, ModelSpec
 
 COMPONENTS = ("embedder", "generator", "index")
 INDEX_FILES = (PASSAGES, VECTORS)
+TXTAI_FILES = (TXTAI_CONFIG, TXTAI_DOCUMENTS, TXTAI_VECTORS)
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,29 @@ QWEN_REVISION = "cc5cc01a65cc3ff17bdb73a7de33d879f62599b0"
 QWEN_ENDOFTEXT, QWEN_IM_END = 151643, 151645
 QWEN_SYSTEM_PROMPT = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
 
+QWEN_GENERATOR = Component(
+    name="generator",
+    repo_id=QWEN_REPO,
+    revision=QWEN_REVISION,
+    role="generate",
+    files=(
+        RemoteFile(
+            "onnx/model_quantized.onnx",
+            "model.onnx",
+            sha256="41834041ab1b29eff9fc592f1a29a1844133aea35832ea9fa91682be13016100",
+            size=512_096_557,
+        ),
+        RemoteFile("tokenizer.json", "tokenizer.json"),
+    ),
+    generator=GeneratorSpec(
+        eos_token_ids=(QWEN_ENDOFTEXT, QWEN_IM_END),
+        chat_format="chatml",
+        max_context=4096,
+        system_prompt=QWEN_SYSTEM_PROMPT,
+    ),
+    meta=MappingProxyType({"int8": True}),
+)
+
 STANDARD = Preset(
     name="standard",
     description=(
@@ -184,28 +208,7 @@ STANDARD = Preset(
             embedder=EmbedderSpec(pooling="cls", query_prefix=BGE_QUERY_PREFIX, passage_prefix="", max_length=512),
             meta=MappingProxyType({"id": STANDARD_EMBEDDER_ID}),
         ),
-        Component(
-            name="generator",
-            repo_id=QWEN_REPO,
-            revision=QWEN_REVISION,
-            role="generate",
-            files=(
-                RemoteFile(
-                    "onnx/model_quantized.onnx",
-                    "model.onnx",
-                    sha256="41834041ab1b29eff9fc592f1a29a1844133aea35832ea9fa91682be13016100",
-                    size=512_096_557,
-                ),
-                RemoteFile("tokenizer.json", "tokenizer.json"),
-            ),
-            generator=GeneratorSpec(
-                eos_token_ids=(QWEN_ENDOFTEXT, QWEN_IM_END),
-                chat_format="chatml",
-                max_context=4096,
-                system_prompt=QWEN_SYSTEM_PROMPT,
-            ),
-            meta=MappingProxyType({"int8": True}),
-        ),
+        QWEN_GENERATOR,
     ),
     index_passages=PassageSource(),
 )
@@ -221,7 +224,61 @@ EMBEDDED_15B = Preset(
     embedder_id=EMBEDDER_ID,
 )
 
-PRESETS: dict[str, Preset] = {p.name: p for p in (EMBEDDED, EMBEDDED_15B, STANDARD)}
+# --- wikipedia: every English article's lead, NeuML's txtai-wikipedia (e5-base, IVF-SQ8 FAISS), ~8.4 GB ----
+# The index is used as published (its FAISS file and its SQLite documents); only the e5-base query
+# encoder runs here, as Xenova's int8 ONNX export of the same intfloat/e5-base weights txtai embedded
+# the passages with (config.json: "path": "intfloat/e5-base", "query: "/"passage: " instructions,
+# 768 dimensions, "IVF2193,SQ8", offset 6,013,092 articles, built 2023-02-20 with txtai 5.4.0).
+# Sizes from the hub's file listings at these commits; sha256 comes from the hub's LFS metadata.
+E5_BASE_REPO = "Xenova/e5-base"
+E5_BASE_REVISION = "a2504035cfb1b17d0ec3dc767f23bc2bceee6edc"
+WIKIPEDIA_EMBEDDER_ID = f"{E5_BASE_REPO}@{E5_BASE_REVISION[:7]}"
+TXTAI_WIKIPEDIA_REPO = "NeuML/txtai-wikipedia"
+TXTAI_WIKIPEDIA_REVISION = "03883d3a13f3afa51ac8982ec4f0ad406efb79ab"
+WIKIPEDIA_LICENCE = "CC BY-SA 3.0 and GFDL"
+
+WIKIPEDIA = Preset(
+    name="wikipedia",
+    description=(
+        "Downloaded from the Hugging Face Hub at pinned revisions (about 8.4 GB; needs ~6 GB RAM): the lead "
+        "paragraph of all 6.0M English Wikipedia articles (NeuML/txtai-wikipedia, e5-base vectors in an "
+        "IVF-SQ8 FAISS index, CC BY-SA 3.0 / GFDL), its e5-base query encoder (ONNX int8) and "
+        "Qwen2.5-0.5B-Instruct (ONNX int8). Answers questions about any article, not just the 10k vital ones."
+    ),
+    origin="hub",
+    embedder_id=WIKIPEDIA_EMBEDDER_ID,
+    components=(
+        Component(
+            name="embedder",
+            repo_id=E5_BASE_REPO,
+            revision=E5_BASE_REVISION,
+            role="embed",
+            files=(RemoteFile("onnx/model_quantized.onnx", "model.onnx"), RemoteFile("tokenizer.json", "tokenizer.json")),
+            embedder=EmbedderSpec(pooling="mean", query_prefix="query: ", passage_prefix="passage: ", max_length=512),
+            meta=MappingProxyType({"id": WIKIPEDIA_EMBEDDER_ID}),
+        ),
+        QWEN_GENERATOR,
+        Component(
+            name="index",
+            repo_id=TXTAI_WIKIPEDIA_REPO,
+            revision=TXTAI_WIKIPEDIA_REVISION,
+            role="index",
+            files=tuple(RemoteFile(name, name) for name in TXTAI_FILES),
+            meta=MappingProxyType(
+                {
+                    "embedder": WIKIPEDIA_EMBEDDER_ID,
+                    "licence": WIKIPEDIA_LICENCE,
+                    "credit": (
+                        f"Text from Wikipedia ({WIKIPEDIA_LICENCE}): the lead paragraph of each English article, "
+                        f"as indexed by {TXTAI_WIKIPEDIA_REPO}."
+                    ),
+                }
+            ),
+        ),
+    ),
+)
+
+PRESETS: dict[str, Preset] = {p.name: p for p in (EMBEDDED, EMBEDDED_15B, STANDARD, WIKIPEDIA)}
 
 
 def get_preset(name: str) -> Preset:

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
             print()
         if standalone.question != standalone.asked:
             print(f"{standalone.asked}  (answered as: {standalone.question})")
-        print(render_text(result))
+        print(render_text(result, pipeline.credit))
     return 0
 
 
@@ -87,7 +87,7 @@ def read_history(path: Path) -> list:
     return [Turn(t["question"], [str(a) for a in t.get("answers", [])]) for t in data]
 
 
-def render_text(result) -> str:
+def render_text(result, credit: str) -> str:
     """A terminal rendering: interpretations, paragraph, sources."""
     if not result.interpretations:
         return result.message
@@ -96,5 +96,5 @@ def render_text(result) -> str:
         lines.append(f"  {n}. {i.question}  ->  {i.answer}")
     lines += ["", result.paragraph, ""]
     lines += [f"  [{n}] {p.title} ({p.id})" for n, p in enumerate(result.passages, 1)]
-    lines.append("Passages: Wikipedia, CC BY-SA 4.0")
+    lines.append(credit)
     return "\n".join(lines)

@@ -1,14 +1,25 @@
 """A self-contained passage index in one folder: passages, FAISS vectors and a manifest.
 
-Layout (like txtai's): ``passages.jsonl`` (``id``, ``title``, ``text``), ``index.faiss`` (inner
-product over unit vectors) and ``manifest.json`` (embedder id, dimension, count, sha256 of each file).
+Two layouts load the same way:
+
+* ours: ``passages.jsonl`` (``id``, ``title``, ``text``) and ``index.faiss`` (inner product over
+  unit vectors, row n is line n), written by :func:`write_index`;
+* a txtai embeddings folder, as NeuML publishes Wikipedia: ``config.json``, ``documents`` (SQLite;
+  table ``sections(indexid, id, text, ...)``, one row per vector, ``id`` the article title) and
+  ``embeddings`` (a FAISS index, e.g. ``IVF2193,SQ8``, whose ids are ``indexid``). Passages stay on
+  disk and are looked up by id, so millions of them cost no memory.
+
+Either way ``manifest.json`` (embedder id, count, size and sha256 of each file) marks it complete.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
+import sqlite3
+import threading
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -16,12 +27,16 @@ from pathlib import Path
 import faiss
 import numpy as np
 
+from ambigdemo.corpus import WIKI_CREDIT
 from ambigdemo.files import replace_text
 from ambigdemo.types import Passage
 
 MANIFEST = "manifest.json"
 PASSAGES = "passages.jsonl"
 VECTORS = "index.faiss"
+TXTAI_CONFIG, TXTAI_DOCUMENTS, TXTAI_VECTORS = "config.json", "documents", "embeddings"
+DEEP_CHECK_MAX_BYTES = 1 << 30  # bigger files are sha256-checked when downloaded or built, size-checked on load
+DEFAULT_LICENCE = "CC BY-SA 4.0"
 
 
 class ArtifactError(RuntimeError):
@@ -43,7 +58,11 @@ def write_manifest(folder: Path, files: list[str], **meta) -> None:
 
 
 def verify_manifest(folder: Path, rebuild: str, deep: bool = True) -> dict:
-    """Check every file the manifest lists; raise ArtifactError naming the first bad one and ``rebuild``."""
+    """Check every file the manifest lists; raise ArtifactError naming the first bad one and ``rebuild``.
+
+    ``deep`` checks sha256 too, for files up to ``DEEP_CHECK_MAX_BYTES`` (a multi-GB index was
+    hashed when it was written or downloaded; rehashing it would add seconds to every start).
+    """
     folder = Path(folder)
     path = folder / MANIFEST
     if not path.is_file():
@@ -60,17 +79,62 @@ def verify_manifest(folder: Path, rebuild: str, deep: bool = True) -> dict:
             raise ArtifactError(
                 f"{file} is {file.stat().st_size} bytes, expected {entry['bytes']} (truncated?). Rebuild with: {rebuild}"
             )
-        if deep and sha256(file) != entry["sha256"]:
+        if deep and entry["bytes"] <= DEEP_CHECK_MAX_BYTES and sha256(file) != entry["sha256"]:
             raise ArtifactError(f"{file} fails its sha256 check (corrupt). Rebuild with: {rebuild}")
     return manifest
 
 
+class PassageList(list):
+    """Passages held in memory, row n being vector n (our own layout)."""
+
+    def take(self, rows: list[int]) -> list[Passage]:
+        return [self[i] for i in rows]
+
+
+class SqlitePassages:
+    """The passages of a txtai ``documents`` database, read on demand by ``indexid`` (thread-safe)."""
+
+    def __init__(self, path: Path, count: int):
+        self.path, self.count = Path(path), count
+        self._db = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return self.count
+
+    def take(self, rows: list[int]) -> list[Passage]:
+        """The passages at ``rows`` (faiss ids), in that order."""
+        marks = ",".join("?" * len(rows))
+        with self._lock:
+            found = self._db.execute(
+                f"SELECT indexid, id, text FROM sections WHERE indexid IN ({marks})", [int(r) for r in rows]
+            ).fetchall()
+        by_row = {row: Passage(id=f"{title}#{row}", title=str(title), text=text or "") for row, title, text in found}
+        missing = [r for r in rows if r not in by_row]
+        if missing:
+            raise ArtifactError(f"{self.path} has no section with indexid {missing[0]} (index and documents disagree)")
+        return [by_row[r] for r in rows]
+
+    def __getitem__(self, row: int) -> Passage:
+        return self.take([row])[0]
+
+    def __iter__(self):
+        for start in range(0, self.count, 1000):
+            yield from self.take(list(range(start, min(start + 1000, self.count))))
+
+
+def txtai_nprobe(config: dict, count: int) -> int:
+    """txtai's own IVF search width: its ``faiss.nprobe`` setting, else cells(count) / 16 (6 when small)."""
+    cells = max(min(round(4 * math.sqrt(count)), int(count / 39)), 1)
+    return int(config.get("faiss", {}).get("nprobe") or (6 if count <= 5000 else round(cells / 16)))
+
+
 @dataclass
 class PassageIndex:
-    """Dense retrieval over a folder built by :func:`write_index`."""
+    """Dense retrieval over a folder in either layout (see the module docstring)."""
 
     folder: Path
-    passages: list[Passage]
+    passages: PassageList | SqlitePassages
     vectors: faiss.Index
     manifest: dict
 
@@ -78,24 +142,38 @@ class PassageIndex:
     def load(cls, folder: Path, rebuild: str = "python -m ambigdemo build") -> "PassageIndex":
         folder = Path(folder)
         manifest = verify_manifest(folder, rebuild)
-        passages = []
-        with open(folder / PASSAGES, encoding="utf-8") as fh:
-            for line in fh:
-                row = json.loads(line)
-                passages.append(Passage(id=row["id"], title=row["title"], text=row["text"]))
+        txtai = (folder / TXTAI_VECTORS).is_file()
+        vector_file = folder / (TXTAI_VECTORS if txtai else VECTORS)
         try:
-            vectors = faiss.read_index(os.fspath(folder / VECTORS))
+            vectors = faiss.read_index(os.fspath(vector_file))
         except RuntimeError as exc:
-            raise ArtifactError(f"{folder / VECTORS} cannot be read ({exc}). Rebuild with: {rebuild}") from exc
+            raise ArtifactError(f"{vector_file} cannot be read ({exc}). Rebuild with: {rebuild}") from exc
+        if txtai:
+            passages = _txtai_passages(folder, vectors, rebuild)
+        else:
+            passages = PassageList()
+            with open(folder / PASSAGES, encoding="utf-8") as fh:
+                for line in fh:
+                    row = json.loads(line)
+                    passages.append(Passage(id=row["id"], title=row["title"], text=row["text"]))
         if vectors.ntotal != len(passages):
             raise ArtifactError(
-                f"{folder / VECTORS} holds {vectors.ntotal} vectors for {len(passages)} passages. Rebuild with: {rebuild}"
+                f"{vector_file} holds {vectors.ntotal} vectors for {len(passages)} passages. Rebuild with: {rebuild}"
             )
         return cls(folder, passages, vectors, manifest)
 
     @property
     def embedder_id(self) -> str:
         return self.manifest.get("embedder", "")
+
+    @property
+    def licence(self) -> str:
+        return self.manifest.get("licence", DEFAULT_LICENCE)
+
+    @property
+    def credit(self) -> str:
+        """The attribution shown wherever this index's text is shown."""
+        return self.manifest.get("credit") or WIKI_CREDIT
 
     @cached_property
     def _rows(self) -> dict[str, int]:
@@ -108,10 +186,36 @@ class PassageIndex:
     def search(self, query_vectors: np.ndarray, k: int) -> list[list[Passage]]:
         """Top-``k`` passages for each query vector, best first, with their cosine scores."""
         scores, ids = self.vectors.search(np.ascontiguousarray(query_vectors, dtype=np.float32), k)
-        return [
-            [_scored(self.passages[i], s) for i, s in zip(row_ids, row_scores) if i >= 0]
-            for row_ids, row_scores in zip(ids, scores)
-        ]
+        out = []
+        for row_ids, row_scores in zip(ids, scores):
+            kept = [(int(i), float(s)) for i, s in zip(row_ids, row_scores) if i >= 0]
+            out.append([_scored(p, s) for p, (_, s) in zip(self.passages.take([i for i, _ in kept]), kept)])
+        return out
+
+
+def passage_count(folder: Path) -> int:
+    """How many passages an index folder of either layout holds, without loading it."""
+    folder = Path(folder)
+    if (folder / TXTAI_CONFIG).is_file():
+        return int(json.loads((folder / TXTAI_CONFIG).read_text(encoding="utf-8"))["offset"])
+    with open(folder / PASSAGES, "rb") as fh:
+        return sum(1 for _ in fh)
+
+
+def _txtai_passages(folder: Path, vectors: faiss.Index, rebuild: str) -> SqlitePassages:
+    """Open a txtai folder's ``documents`` and set the IVF search width as txtai would."""
+    try:
+        config = json.loads((folder / TXTAI_CONFIG).read_text(encoding="utf-8"))
+        count = int(config["offset"])
+    except (OSError, ValueError, KeyError) as exc:
+        raise ArtifactError(f"{folder / TXTAI_CONFIG} is unreadable ({exc}). Rebuild with: {rebuild}") from exc
+    ivf = faiss.try_extract_index_ivf(vectors)
+    if ivf is not None:
+        ivf.nprobe = txtai_nprobe(config, count)
+    try:
+        return SqlitePassages(folder / TXTAI_DOCUMENTS, count)
+    except sqlite3.Error as exc:
+        raise ArtifactError(f"{folder / TXTAI_DOCUMENTS} cannot be opened ({exc}). Rebuild with: {rebuild}") from exc
 
 
 def _scored(p: Passage, score: float) -> Passage:

@@ -44,7 +44,7 @@ def build_app(pipeline: Pipeline, config: Config) -> gr.Blocks:
             with gr.Tab("Leaderboard", id="leaderboard") as leaderboard_tab:
                 leaderboard.build(store, config, tab=leaderboard_tab, start_study=lambda study: comparing.use(
                     Arena.from_study(pipeline, study, config.data_dir)))
-        gr.Markdown(f"<small>ambigdemo {__version__} · preset `{config.preset}` · Wikipedia text CC BY-SA 4.0</small>")
+        gr.Markdown(f"<small>ambigdemo {__version__} · preset `{config.preset}` · Wikipedia text {pipeline.retriever.index.licence}</small>")
     demo.queue(default_concurrency_limit=config.concurrency, max_size=config.queue_size)
     demo.state_session_capacity = config.sessions  # Gradio keeps ~0.1-0.4 MB per browser session
     return demo

@@ -23,12 +23,12 @@ def load_examples(path: Path = EXAMPLES_FILE) -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
 
 
-def _shown(result) -> tuple[str, str, str, str]:
+def _shown(result, credit: str) -> tuple[str, str, str, str]:
     final = "total" in result.timings_ms
     return (
         render.interpretations_html(result),
         render.paragraph_html(result.paragraph, len(result.passages), final, result.paragraph_pending),
-        render.passages_html(result.passages),
+        render.passages_html(result.passages, credit),
         render.timings_html(result.timings_ms),
     )
 
@@ -41,7 +41,7 @@ def answer_stream(pipeline: Pipeline, question: str) -> Iterator[tuple[str, str,
     """(cards, paragraph, passages, timings) HTML, updated as the pipeline streams."""
     try:
         for result in pipeline.stream(question):
-            yield _shown(result)
+            yield _shown(result, pipeline.credit)
     except QuestionError as exc:
         yield _input_error(exc)
 
@@ -62,13 +62,13 @@ def conversation_stream(pipeline: Pipeline, asked: str, history: list[dict], rew
     result = None
     try:
         for result in pipeline.stream(standalone.question, follow_up=bool(history)):
-            yield render.conversation_html(history), box, *_shown(result), history
+            yield render.conversation_html(history), box, *_shown(result, pipeline.credit), history
     except QuestionError as exc:
         yield render.conversation_html(history), box, *_input_error(exc), history
         return
     turn = {"asked": standalone.asked, "question": standalone.question, "answers": [i.answer for i in result.interpretations]}
     history = (history + [turn])[-MAX_TURNS:]
-    yield render.conversation_html(history), box, *_shown(result), history
+    yield render.conversation_html(history), box, *_shown(result, pipeline.credit), history
 
 
 def build(pipeline: Pipeline, workers: Workers) -> None:
@@ -95,7 +95,7 @@ def build(pipeline: Pipeline, workers: Workers) -> None:
             example_buttons = [gr.Button(text, size="sm", variant="secondary", min_width=0) for text in examples]
     cards = gr.HTML(elem_id="cards")
     paragraph = gr.HTML(elem_id="paragraph")
-    with gr.Accordion("Passages (Wikipedia, CC BY-SA 4.0)", open=True):
+    with gr.Accordion(f"Passages (Wikipedia, {pipeline.retriever.index.licence})", open=True):
         passages = gr.HTML(elem_id="passages")
     with gr.Accordion("Stage timings", open=False):
         timings = gr.HTML(elem_id="timings")

@@ -24,15 +24,15 @@ def contrast_stream(pipeline: Pipeline, a: str, b: str) -> Iterator[tuple[str, d
     readings = [i.question for i in first.interpretations if i.question != first.question]
     pick = gr.update(choices=readings, value=None, visible=bool(readings))
     if not (b or "").strip():
-        yield render.contrast_html(first, None) + f'<div class="ad-empty">{PICK_HINT}</div>', pick
+        yield render.contrast_html(first, None, pipeline.credit) + f'<div class="ad-empty">{PICK_HINT}</div>', pick
         return
-    yield render.contrast_html(first, None), pick
+    yield render.contrast_html(first, None, pipeline.credit), pick
     try:
         second = pipeline.ask(b)
     except QuestionError as exc:
         yield f'<div class="ad-empty" data-testid="input-error">B: {render.escape(str(exc))}</div>', pick
         return
-    yield render.contrast_html(first, second), pick
+    yield render.contrast_html(first, second, pipeline.credit), pick
 
 
 def build(pipeline: Pipeline, workers: Workers) -> None:

@@ -88,13 +88,13 @@ def paragraph_html(text: str, n_passages: int, final: bool = True, pending: str 
     return f'<div class="ad-paragraph" data-testid="paragraph">{body}{state}</div>'
 
 
-def passages_html(passages: list[Passage]) -> str:
+def passages_html(passages: list[Passage], credit: str = WIKI_CREDIT) -> str:
     items = "".join(
         f'<li id="{anchor(n)}"><b>[{n}] {escape(p.title)}</b> <span class="ad-score">{p.score:.2f}</span>'
         f"<div>{escape(p.text)}</div></li>"
         for n, p in enumerate(passages, 1)
     )
-    return f'<ul class="ad-passages">{items}</ul><div class="ad-credit">{escape(WIKI_CREDIT)}</div>' if items else ""
+    return f'<ul class="ad-passages">{items}</ul><div class="ad-credit">{escape(credit)}</div>' if items else ""
 
 
 def conversation_html(history: list[dict]) -> str:
@@ -107,10 +107,10 @@ def conversation_html(history: list[dict]) -> str:
     return f'<div class="ad-label">Conversation so far</div><ol class="ad-turns">{"".join(rows)}</ol>' if rows else ""
 
 
-def contrast_html(a: Result, b: Result | None) -> str:
+def contrast_html(a: Result, b: Result | None, credit: str = WIKI_CREDIT) -> str:
     """Two questions side by side: B's word edit of A, whether the answer changed, each side's answers
     and passages, the passages both retrieved marked "in both"."""
-    credit = f'<div class="ad-credit">{escape(WIKI_CREDIT)}</div>'
+    credit = f'<div class="ad-credit">{escape(credit)}</div>'
     if b is None:
         return _side_html("A", a, set()) + credit
     shared = {p.id for p in a.passages} & {p.id for p in b.passages}
