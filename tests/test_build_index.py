@@ -1,8 +1,13 @@
-"""``python -m ambigdemo build-index``: a custom passage index, resumable after a kill, used by ``ask``.
+"""``python -m ambigdemo build-index``: a custom passage index built on Ray Data, resumable, used by ``ask``.
 
 The passages are the first 1,500 of the embedded Wikipedia index (their first sentence, to keep the
-test quick on two cores) written out as a DPR TSV; the embedder is the app's embedded one. A build is SIGKILLed once a chunk is on disk, run again to
-completion, and compared with an uninterrupted build.
+test quick on two cores) written out as a DPR TSV; the embedder is the app's embedded one.
+
+* The reference build runs through the CLI on a local Ray and equals the single-process embedding.
+* A build is SIGKILLed once a shard is on disk, run again to completion, and equals the reference.
+* On a real two-node Ray cluster on loopback (``ray start --head`` and a worker, started here), an
+  embedding actor on the worker node is killed mid-shard: Ray restarts it, the shard is redone, and
+  the index holds every passage once, equal to the reference.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from ambigdemo.runtimes.index import MANIFEST, PASSAGES, VECTORS, PassageIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 N = 1500
+SHARD_ROWS = 500
 
 
 @pytest.fixture(scope="module")
@@ -44,12 +50,29 @@ def tsv(preset, tmp_path_factory) -> Path:
 def reference(tsv, preset, tmp_path_factory) -> Path:
     """An uninterrupted build (in-process, through the same CLI entry point)."""
     out = tmp_path_factory.mktemp("reference") / "index"
-    assert main(["build-index", str(tsv), "--out", str(out), "--embedder", str(preset.embedder), "--no-progress"]) == 0
+    args = ["build-index", str(tsv), "--out", str(out), "--embedder", str(preset.embedder), "--no-progress", "--shard-rows", str(SHARD_ROWS)]
+    assert main(args) == 0
     return out
 
 
-def command(tsv: Path, out: Path, preset) -> list[str]:
-    return [sys.executable, "-m", "ambigdemo", "build-index", str(tsv), "--out", str(out), "--embedder", str(preset.embedder)]
+def command(tsv: Path, out: Path, preset, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "ambigdemo", "build-index", str(tsv), "--out", str(out), "--embedder", str(preset.embedder),
+            "--shard-rows", str(SHARD_ROWS), *extra]
+
+
+def test_the_ray_build_equals_embedding_in_one_process(tsv, reference, preset):
+    from ambigdemo.build.indexing import passage_text
+    from ambigdemo.corpus import read_passages
+    from ambigdemo.runtimes.onnx import OnnxEmbedder
+
+    passages = list(read_passages(tsv))
+    index = PassageIndex.load(reference)
+    assert [p.id for p in index.passages] == [p.id for p in passages]  # every passage once, in input order
+    assert index.manifest["shards"] == 3 and index.manifest["index_type"] == "flat"
+    expected = OnnxEmbedder(preset.embedder).encode_passages([passage_text(p) for p in passages])
+    np.testing.assert_allclose(vectors(reference), expected, atol=1e-5)
+    attempts = (reference / "attempts.log").read_text().split("\n")
+    assert sorted(line.split()[1] for line in attempts if line.startswith("done")) == ["0", "1", "2"]
 
 
 def vectors(folder: Path) -> np.ndarray:
@@ -59,25 +82,28 @@ def vectors(folder: Path) -> np.ndarray:
 
 def test_killed_build_resumes_and_equals_an_uninterrupted_one(tsv, reference, preset, tmp_path):
     out = tmp_path / "index"
-    proc = subprocess.Popen(command(tsv, out, preset), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    first_chunk = out / ".work" / "00000.npy"
+    proc = subprocess.Popen(command(tsv, out, preset, "--workers", "1"), cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    first_shard = out / ".work" / "vectors-00000.npy"
     deadline = time.monotonic() + 300
-    while not first_chunk.exists():
+    while not first_shard.exists():
         assert proc.poll() is None, "the build ended before it could be interrupted"
-        assert time.monotonic() < deadline, "no chunk was saved within 300 s"
+        assert time.monotonic() < deadline, "no shard was saved within 300 s"
         time.sleep(0.02)
-    os.kill(proc.pid, signal.SIGKILL)
+    os.killpg(proc.pid, signal.SIGKILL)  # the driver and the local Ray it started
     assert proc.wait(timeout=30) == -signal.SIGKILL
     assert not (out / MANIFEST).exists()  # killed mid-build: no index yet
     assert not (out / VECTORS).exists()
-    saved = sorted(p.name for p in (out / ".work").glob("*.npy") if ".tmp" not in p.name)
+    saved = sorted(p.name for p in (out / ".work").glob("vectors-*.npy") if ".tmp" not in p.name)
     assert saved and len(saved) < 3, saved
 
     rerun = subprocess.run(command(tsv, out, preset), cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
-    assert f"resuming: {len(saved)} of 3 chunks already embedded" in rerun.stderr
-    assert "index ready: 1500 passages" in rerun.stdout
+    assert f"resuming: {len(saved)} of 3 shards already embedded" in rerun.stderr
+    assert f"index ready: 1500 passages in {out} (3 shards, {3 - len(saved)} embedded now, {len(saved)} kept" in rerun.stdout
     assert not (out / ".work").exists()
+    started = [line.split()[1] for line in (out / "attempts.log").read_text().splitlines() if line.startswith("started")]
+    assert not {f"{n}" for n in range(len(saved))} & set(started[-(3 - len(saved)):])  # saved shards were not redone
 
     assert (out / PASSAGES).read_bytes() == (reference / PASSAGES).read_bytes()
     np.testing.assert_allclose(vectors(out), vectors(reference), atol=1e-5)
@@ -118,3 +144,109 @@ def test_ask_answers_from_the_custom_index(reference):
     assert passages[0] == "Brasília#0"
     assert result["interpretations"], result  # answered, and every answer cites the custom index
     assert all(set(i["passages"]) <= ids for i in result["interpretations"])
+
+
+def test_parquet_input_and_compressed_index_types(tsv, reference, preset, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ambigdemo.corpus import read_passages
+
+    rows = list(read_passages(tsv))
+    parquet = tmp_path / "passages.parquet"
+    pq.write_table(pa.table({"id": [p.id for p in rows], "text": [p.text for p in rows], "title": [p.title for p in rows]}), parquet)
+    out = tmp_path / "hnsw"
+    args = ["build-index", str(parquet), "--out", str(out), "--embedder", str(preset.embedder), "--no-progress",
+            "--shard-rows", "1000", "--workers", "1", "--index-type", "hnsw"]
+    assert main(args) == 0
+    index = PassageIndex.load(out)
+    assert isinstance(index.vectors, faiss.IndexHNSWFlat) and index.manifest["index_type"] == "hnsw"
+    assert (out / PASSAGES).read_bytes() == (reference / PASSAGES).read_bytes()
+    flat = PassageIndex.load(reference)
+    queries = flat.vectors.reconstruct_n(0, 50)
+    assert [[p.id for p in hits] for hits in index.search(queries, 1)] == [[p.id for p in hits] for hits in flat.search(queries, 1)]
+
+    from ambigdemo.runtimes.index import make_vectors
+
+    with pytest.raises(ValueError, match="needs at least 9984 passages"):
+        make_vectors(queries, "ivfpq")
+
+
+def _ancestors(pid: int) -> set[int]:
+    found = set()
+    while pid > 1:
+        found.add(pid)
+        status = Path(f"/proc/{pid}/status").read_text()
+        pid = int(next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:")))
+    return found
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    """A Ray head and one worker node on loopback, one CPU each, in their own temp dir (short: socket paths)."""
+    import shutil
+    import tempfile
+
+    from ambigdemo.localhost import free_port
+
+    temp = Path(tempfile.mkdtemp(prefix="rayt", dir="/tmp"))
+    port = free_port()
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+    common = ["--block", "--num-cpus=1", "--node-ip-address=127.0.0.1"]
+    logs = open(tmp_path / "nodes.log", "w")
+    head = subprocess.Popen(["ray", "start", "--head", f"--port={port}", "--include-dashboard=false", f"--temp-dir={temp}",
+                             "--disable-usage-stats", *common], env=env, start_new_session=True, stdout=logs, stderr=logs)
+    deadline = time.monotonic() + 120
+    while not list(temp.glob("session_*/sockets/raylet*")):
+        assert head.poll() is None and time.monotonic() < deadline, (tmp_path / "nodes.log").read_text()[-2000:]
+        time.sleep(0.2)
+    worker = subprocess.Popen(["ray", "start", f"--address=127.0.0.1:{port}", *common], env=env, start_new_session=True,
+                              stdout=logs, stderr=logs)
+    yield {"address": f"127.0.0.1:{port}", "env": env, "worker": worker}
+    for node in (worker, head):
+        node.terminate()
+    for node in (worker, head):
+        try:
+            node.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(node.pid, signal.SIGKILL)
+            node.wait(timeout=15)
+    subprocess.run(["pkill", "-9", "-f", str(temp)], check=False)  # any node process still holding our temp dir
+    logs.close()
+    shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_a_killed_worker_shard_is_redone_on_a_two_node_cluster(tsv, reference, preset, cluster, tmp_path):
+    out = tmp_path / "index"
+    driver = subprocess.Popen(command(tsv, out, preset, "--workers", "2", "--ray-address", cluster["address"], "--no-progress"),
+                              cwd=ROOT, env=cluster["env"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    attempts = out / "attempts.log"
+    killed = None
+    deadline = time.monotonic() + 300
+    while killed is None:
+        assert driver.poll() is None, "the build ended before a worker-node actor could be killed: " + driver.stdout.read()[-3000:]
+        assert time.monotonic() < deadline
+        lines = attempts.read_text().splitlines() if attempts.exists() else []
+        on_worker = [line.split() for line in lines if line.startswith("started")
+                     and cluster["worker"].pid in _ancestors(int(line.split()[3]))]
+        if on_worker:
+            _, shard, node, pid = on_worker[-1]
+            os.kill(int(pid), signal.SIGSTOP)  # frozen: whether it finished its shard cannot change under us
+            if f"done {shard} {node} {pid}" in attempts.read_text().splitlines():
+                os.kill(int(pid), signal.SIGCONT)
+            else:
+                os.kill(int(pid), signal.SIGKILL)
+                killed = (shard, node, pid)
+        time.sleep(0.05)
+    output = driver.communicate(timeout=300)[0]
+    assert driver.returncode == 0, output[-3000:]
+    assert "on the Ray cluster at 127.0.0.1:" in output and "index ready: 1500 passages" in output
+
+    shard, node, pid = killed
+    events = [line.split() for line in attempts.read_text().splitlines()]
+    redone = [e for e in events if e[:2] == ["started", shard] and e[3] != pid]
+    assert redone, events  # the killed actor's shard was started again, by a restarted actor
+    assert ["done", shard, node, pid] not in events
+    assert len({e[2] for e in events}) == 2  # both nodes embedded shards
+    assert (out / PASSAGES).read_bytes() == (reference / PASSAGES).read_bytes()  # nothing lost or duplicated
+    np.testing.assert_allclose(vectors(out), vectors(reference), atol=1e-5)

@@ -1,24 +1,34 @@
-"""``python -m ambigdemo build-index PASSAGES --out DIR [--embedder DIR]``: a passage index of your own.
+"""``python -m ambigdemo build-index PASSAGES --out DIR``: a passage index of your own, built on Ray Data.
 
-PASSAGES is a DPR-style TSV (header ``id<TAB>text<TAB>title``) or JSONL (``id``, ``text``, ``title``).
-Passages are embedded in chunks that are kept as they finish, so a killed build resumes where it
-stopped when the same command runs again. Use the result with ``python app.py --index DIR`` or
-``python -m ambigdemo ask QUESTION --index DIR``; the app's embedder must be the one used here.
+PASSAGES is a DPR-style TSV (header ``id<TAB>text<TAB>title``), JSONL or Parquet (``id``, ``text``,
+``title``). It is split into shards, the shards are embedded by ONNX actors on Ray (a private local
+Ray by default, a cluster with ``--ray-address``), and merged into one FAISS index (``--index-type``
+flat, hnsw or ivfpq); see :mod:`ambigdemo.build.distributed`. Every finished shard is kept, so a
+killed build resumes at its first unfinished shard when the same command runs again. Use the result
+with ``python app.py --index DIR`` or ``python -m ambigdemo ask QUESTION --index DIR``; the app's
+embedder must be the one used here.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("build-index", help="embed a TSV/JSONL passage file into an index folder (resumable)")
-    p.add_argument("passages", help="DPR TSV (id, text, title) or JSONL")
+    from ambigdemo.build.distributed import SHARD_ROWS
+    from ambigdemo.runtimes.index import INDEX_TYPES
+
+    p = sub.add_parser("build-index", help="embed a TSV/JSONL/Parquet passage file into an index folder (Ray Data, resumable)")
+    p.add_argument("passages", help="DPR TSV (id, text, title), JSONL or Parquet")
     p.add_argument("--out", required=True, help="index folder to write")
     p.add_argument("--embedder", help="embedder folder (default: the configured preset's, models/embedded/embedder)")
-    p.add_argument("--threads", type=int, default=0, help="onnxruntime threads (0: all cores)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--workers", type=int, default=min(os.cpu_count() or 1, 2), help="embedding actors, one CPU each (default: 2, or 1 on one core)")
+    p.add_argument("--ray-address", help="join this Ray cluster (e.g. 10.0.0.1:6379) instead of starting a local Ray; OUT must be on storage every node sees")
+    p.add_argument("--shard-rows", type=int, default=SHARD_ROWS, help=f"passages per shard, the unit of work and of resuming (default {SHARD_ROWS})")
+    p.add_argument("--index-type", choices=INDEX_TYPES, default="flat", help="flat (exact), hnsw (fast, +~256 B/passage) or ivfpq (1/16 the memory, approximate)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=run)
 
 
@@ -26,7 +36,6 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ambigdemo.config import Config
-    from ambigdemo.corpus import PassageSource
     from ambigdemo.runtimes.index import ArtifactError, verify_manifest
 
     source = Path(args.passages)
@@ -35,37 +44,36 @@ def run(args: argparse.Namespace) -> int:
     if not source.is_file():
         print(f"error: {source} does not exist", file=sys.stderr)
         return 2
+    if args.workers < 1 or args.shard_rows < 1:
+        print("error: --workers and --shard-rows must be at least 1", file=sys.stderr)
+        return 2
     try:
         manifest = verify_manifest(embedder_dir, "python -m ambigdemo build (or download/export an embedder)")
     except ArtifactError as exc:
         print(f"error: embedder {embedder_dir}: {exc}", file=sys.stderr)
         return 2
+
+    from ambigdemo.build.distributed import WORK, build_index_distributed, saved_shards
+
+    embedder_id = embedder_identity(embedder_dir, manifest)
+    done = saved_shards(out / WORK, source, embedder_id, args.shard_rows)
+    if done:
+        print(f"resuming: {done[0]} of {done[1]} shards already embedded in {out / WORK}", file=sys.stderr)
+    where = f"the Ray cluster at {args.ray_address}" if args.ray_address else "a local Ray"
+    print(f"indexing {source} with {embedder_id} into {out} on {where}, {args.workers} workers", file=sys.stderr)
     try:
-        passages = PassageSource(source).read()
+        report = build_index_distributed(
+            source, out, embedder_dir, embedder_id, workers=args.workers, address=args.ray_address,
+            shard_rows=args.shard_rows, index_type=args.index_type, progress=not args.no_progress,
+        )
     except (ValueError, UnicodeDecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if not passages:
-        print(f"error: {source}: no passages found", file=sys.stderr)
+    except ConnectionError as exc:
+        print(f"error: cannot reach the Ray cluster at {args.ray_address} ({exc})", file=sys.stderr)
         return 2
-    duplicate = _first_duplicate(p.id for p in passages)
-    if duplicate is not None:
-        print(f"error: {source}: passage id {duplicate!r} appears more than once; ids must be unique", file=sys.stderr)
-        return 2
-
-    from ambigdemo.build.indexing import CHUNK, build_index, finished_chunks
-    from ambigdemo.runtimes.onnx import OnnxEmbedder
-
-    embedder_id = embedder_identity(embedder_dir, manifest)
-    done = finished_chunks(out, passages, embedder_id)
-    total = -(-len(passages) // CHUNK)
-    if done:
-        print(f"resuming: {done} of {total} chunks already embedded in {out / '.work'}", file=sys.stderr)
-    print(f"indexing {len(passages)} passages from {source} with {embedder_id} into {out}", file=sys.stderr)
-    embedder = OnnxEmbedder(embedder_dir, threads=args.threads)
-    label = PassageSource(source).label
-    build_index(passages, embedder, out, embedder_id, label, progress=not args.no_progress)
-    print(f"index ready: {len(passages)} passages in {out}")
+    print(f"index ready: {report.passages} passages in {out} ({report.shards} shards, {report.embedded} embedded now, "
+          f"{report.resumed} kept from an earlier run; {args.index_type})")
     print(f"use it with: python app.py --index {out}   or   python -m ambigdemo ask QUESTION --index {out}")
     return 0
 
@@ -78,12 +86,3 @@ def embedder_identity(folder, manifest: dict) -> str:
         return f"{manifest['repo_id']}@{str(manifest['revision'])[:7]}"
     model = manifest.get("files", {}).get("model.onnx", {})
     return f"{folder.name}@sha256:{model.get('sha256', '')[:12]}"
-
-
-def _first_duplicate(ids) -> str | None:
-    seen = set()
-    for i in ids:
-        if i in seen:
-            return i
-        seen.add(i)
-    return None

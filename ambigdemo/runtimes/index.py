@@ -125,8 +125,7 @@ class SqlitePassages:
 
 def txtai_nprobe(config: dict, count: int) -> int:
     """txtai's own IVF search width: its ``faiss.nprobe`` setting, else cells(count) / 16 (6 when small)."""
-    cells = max(min(round(4 * math.sqrt(count)), int(count / 39)), 1)
-    return int(config.get("faiss", {}).get("nprobe") or (6 if count <= 5000 else round(cells / 16)))
+    return int(config.get("faiss", {}).get("nprobe") or (6 if count <= 5000 else round(ivf_cells(count) / 16)))
 
 
 @dataclass
@@ -222,13 +221,48 @@ def _scored(p: Passage, score: float) -> Passage:
     return Passage(id=p.id, title=p.title, text=p.text, score=float(score))
 
 
-def write_index(folder: Path, passages: list[Passage], vectors: np.ndarray, **meta) -> None:
+INDEX_TYPES = ("flat", "hnsw", "ivfpq")
+HNSW_M, HNSW_EF_SEARCH = 32, 128
+
+
+def ivf_cells(count: int) -> int:
+    """IVF lists for ``count`` vectors: 4 sqrt(n), at least 39 training points per list (as txtai)."""
+    return max(min(round(4 * math.sqrt(count)), count // 39), 1)
+
+
+def make_vectors(vectors: np.ndarray, index_type: str = "flat", nprobe: int = 0) -> faiss.Index:
+    """An inner-product FAISS index of ``vectors`` (row n gets id n).
+
+    ``flat``: exact, 4 bytes a dimension. ``hnsw``: HNSW32 graph over the full vectors (same memory
+    plus ~256 bytes a vector, much faster search). ``ivfpq``: IVF lists with product quantization,
+    dim/4 one-byte codes a vector (1/16 of flat), searched over ``nprobe`` lists (default lists/16).
+    """
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    n, dim = vectors.shape
+    if index_type == "flat":
+        index = faiss.IndexFlatIP(dim)
+    elif index_type == "hnsw":
+        index = faiss.IndexHNSWFlat(dim, HNSW_M, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efSearch = HNSW_EF_SEARCH
+    elif index_type == "ivfpq":
+        if n < 256 * 39:
+            raise ValueError(f"an ivfpq index needs at least {256 * 39} passages to train on, got {n}; use flat")
+        cells = ivf_cells(n)
+        index = faiss.index_factory(dim, f"IVF{cells},PQ{dim // 4}", faiss.METRIC_INNER_PRODUCT)
+        sample = vectors[np.random.default_rng(0).permutation(n)[: max(cells * 39, 65_536)]]
+        index.train(sample)
+        faiss.extract_index_ivf(index).nprobe = nprobe or max(cells // 16, 8)
+    else:
+        raise ValueError(f"unknown index type {index_type!r}; one of {', '.join(INDEX_TYPES)}")
+    index.add(vectors)
+    return index
+
+
+def write_index(folder: Path, passages: list[Passage], vectors: np.ndarray, index_type: str = "flat", **meta) -> None:
     """Write passages and vectors, then the manifest (the commit point of a build)."""
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / PASSAGES, "w", encoding="utf-8") as fh:
         for p in passages:
             fh.write(json.dumps({"id": p.id, "title": p.title, "text": p.text}, ensure_ascii=False) + "\n")
-    index = faiss.IndexFlatIP(vectors.shape[1])
-    index.add(np.ascontiguousarray(vectors, dtype=np.float32))
-    faiss.write_index(index, os.fspath(folder / VECTORS))
-    write_manifest(folder, [PASSAGES, VECTORS], count=len(passages), dim=int(vectors.shape[1]), **meta)
+    faiss.write_index(make_vectors(vectors, index_type), os.fspath(folder / VECTORS))
+    write_manifest(folder, [PASSAGES, VECTORS], count=len(passages), dim=int(vectors.shape[1]), index_type=index_type, **meta)
