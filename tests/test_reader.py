@@ -173,3 +173,17 @@ def test_superlative_questions_get_the_passage_that_says_so(pipeline):
     fast = pipeline.with_options(use_generator=False)
     assert fast.ask("What is the largest ocean?").interpretations[0].answer.endswith("Pacific Ocean")
     assert fast.ask("What is the largest moon of Jupiter?").interpretations[0].answer == "Ganymede"
+
+
+def test_an_amount_does_not_answer_a_question_about_a_thing(pipeline):
+    """A river's length is not an answer to "which river": the reply is dropped, not shown."""
+    from ambigdemo.stages.reader import wrong_type
+
+    limpopo = next(p for p in pipeline.retriever.index.passages if p.id == "Limpopo River#0")
+    reading = pipeline.reader.read("What is the longest river in Africa?", [limpopo])
+    assert "1,750\xa0km" in limpopo.text
+    assert reading.take(limpopo, "1,750 km") is None and reading.dropped == ["1,750 km"]
+    assert reading.take(limpopo, "Limpopo River").text == "Limpopo River"  # a thing still answers it
+    assert not wrong_type("What is the population of Paris?", "what", "2.1 million")  # asks for an amount
+    assert not wrong_type("When did World War II end?", "when", "1945")
+    assert wrong_type("Who was the first president of the United States?", "who", "1789")

@@ -130,25 +130,59 @@ def outranked(question: str, passage: Passage) -> bool:
 
 
 def superlative_subject(question: str, passage: Passage) -> str:
-    """The passage's subject when its first sentence says that subject is what a superlative question
-    asks for ("Ganymede is a natural satellite of Jupiter and is the largest and most massive moon" for
-    "What is the largest moon of Jupiter?"), else "". The superlative and the question's next content
-    word must follow the subject's own verb in that sentence, not an ordinal ("second-largest")."""
+    """The passage's subject when the passage says that subject is what a superlative question asks for,
+    in its first sentence ("Ganymede is a natural satellite of Jupiter and is the largest and most
+    massive moon" for "What is the largest moon of Jupiter?") or later of "it" ("At 7,088 kilometers
+    long, it is the longest river in the world"), else "". The superlative and the question's next
+    content word must follow that verb, not an ordinal ("second-largest")."""
     q = question.lower()
     match = re.search(r"\b([a-z]+est|most \w+)\s+(?:\w+\s+){0,2}?(\w+)\b", q)
     subject = bare_title(passage.title)
     if not match or not subject:
         return ""
     word, noun = match.group(1).split()[0], stem(match.group(2))
-    first = split_sentences(passage.text)[:1]
-    if not first or not normalize_answer(first[0]).startswith(normalize_answer(subject)):
+    sentences = split_sentences(passage.text)
+    if not sentences or not normalize_answer(sentences[0]).startswith(normalize_answer(subject)):
         return ""
-    sentence = first[0].lower()
-    at = re.search(rf"\b(is|was|are|were)\b[^.;]*?(?<![-\w]){word}\b(?!-)", sentence)
-    if not at or re.search(rf"\b{ORDINAL}[- ]{word}\b", sentence[: at.end()]):
-        return ""
-    after = [stem(w) for w in re.findall(r"\w+", sentence[at.end() :])[:6]]
-    return subject if any(w.startswith(noun[:5]) for w in after) else ""
+    for n, sentence in enumerate(s.lower() for s in sentences):
+        verb = r"\b(is|was|are|were)\b" if n == 0 else r"\bit (is|was)\b"  # later: "..., it is the longest river"
+        at = re.search(rf"{verb}[^.;]*?(?<![-\w]){word}\b(?!-)", sentence)
+        if not at or re.search(rf"\b{ORDINAL}[- ]{word}\b", sentence[: at.end()]):
+            continue
+        after = [stem(w) for w in re.findall(r"\w+", sentence[at.end() :])[:6]]
+        if any(w.startswith(noun[:5]) for w in after):
+            return subject
+    return ""
+
+
+QUANTITY_NOUNS = frozenset(
+    "population speed height length area distance temperature depth size age weight mass number rate cost price "
+    "value percentage percent capacity score altitude elevation diameter radius volume density gdp salary budget "
+    "point amount total record time duration frequency wavelength year date".split()
+)
+UNITS = frozenset(
+    "km kilometre kilometres kilometer kilometers mi mile miles m metre metres meter meters ft foot feet in inch "
+    "inches cm mm kg kilogram kilograms g gram grams lb lbs pound pounds ton tons tonnes tonne sq square km2 mi2 "
+    "percent % c f degree degrees million billion thousand hundred people inhabitants residents acres hectares ha "
+    "years year".split()
+)
+
+
+def quantity(answer: str) -> bool:
+    """A bare amount: a number, with at most a unit or scale ("2,574 km", "6.7 million", "40%",
+    "7,088 kilometers (4,404 mi) long")."""
+    text = re.sub(r"\([^)]*\)|\b(about|around|approximately|some|over|nearly|long|high|tall|wide|deep)\b", " ", answer.lower())
+    words = re.findall(r"[a-z%]+|\d[\d,.]*", numbers_as_digits(text))
+    return bool(words) and words[0][0].isdigit() and len(words) <= 4 and all(w[0].isdigit() or w in UNITS for w in words[1:])
+
+
+def wrong_type(question: str, qtype_wh: str, answer: str) -> bool:
+    """The answer is an amount but the question asks for a thing, place or person ("What is the longest
+    river in Africa?" -> "2,574 km", read from a river's length): when, how many/long and questions
+    about an amount ("What is the population of ...") may be answered by one."""
+    if qtype_wh not in ("what", "where", "who") or not quantity(answer):
+        return False
+    return not (content_words(question) & QUANTITY_NOUNS)
 
 
 def counts(answer: str, noun: str, passage: Passage) -> bool:
@@ -218,7 +252,7 @@ class Reading:
         counted = self._qtype.counted
         if echoes_question(text, *self._qwords) or not occurs_in(text, passage) or (
             counted and not counts(text, counted, passage)
-        ) or outranked(self.question, passage):
+        ) or outranked(self.question, passage) or wrong_type(self.question, self._qtype.wh, text):
             self.dropped.append(text)
             return None
         if is_name_of(passage.title, text) and normalize_answer(bare_title(passage.title)) != normalize_answer(text):
