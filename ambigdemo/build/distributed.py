@@ -21,7 +21,6 @@ for any Ray Data file source.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -35,7 +34,7 @@ from tqdm import tqdm
 from ambigdemo.build.indexing import passage_text
 from ambigdemo.corpus import read_passages
 from ambigdemo.files import replace_text
-from ambigdemo.runtimes.index import write_index
+from ambigdemo.runtimes.index import sha256, write_index
 from ambigdemo.types import Passage
 
 SHARD_ROWS = 10_000
@@ -68,14 +67,6 @@ class BuildReport:
     shards: int
     resumed: int
     embedded: int
-
-
-def file_sha256(path: Path, chunk: int = 1 << 20) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def stream_passages(path: Path) -> Iterator[Passage]:
@@ -111,7 +102,7 @@ def plan_shards(source: Path, work: Path, embedder_id: str, shard_rows: int = SH
     import pyarrow.parquet as pq
 
     source = Path(source)
-    digest = file_sha256(source)
+    digest = sha256(source)
     plan_file = work / PLAN
     try:
         data = json.loads(plan_file.read_text())
@@ -245,7 +236,7 @@ def saved_shards(work: Path, source: Path, embedder_id: str, shard_rows: int) ->
     """(shards saved, shards) that an earlier, killed build of the same input left in ``work``; else None."""
     try:
         data = json.loads((Path(work) / PLAN).read_text())
-        if (data["embedder_id"], data["shard_rows"]) != (embedder_id, shard_rows) or data["source_sha256"] != file_sha256(source):
+        if (data["embedder_id"], data["shard_rows"]) != (embedder_id, shard_rows) or data["source_sha256"] != sha256(source):
             return None
     except (OSError, ValueError, KeyError):
         return None

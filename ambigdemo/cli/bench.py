@@ -23,6 +23,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="RSS of answers spread over 20 threads vs pinned to the app's worker threads, side by side")
     p.add_argument("--repeats", type=int, default=2, help="--threads: runs of each mode (default 2)")
     p.add_argument("--everyday", action="store_true", help="answer assets/everyday.json with the configured preset and reader")
+    p.add_argument("--index", action="store_true",
+                   help="Ray build throughput (1 vs 2 workers) and flat/IVF-PQ/HNSW recall, memory, latency")
+    p.add_argument("--vectors", type=int, default=1_000_000, help="--index: vectors searched (default 1M)")
+    p.add_argument("--queries", type=int, default=1000, help="--index: question vectors searched (default 1000)")
+    p.add_argument("--build-passages", type=int, default=1000, help="--index: passages embedded per build (default 1000)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--threads-worker", choices=("unpinned", "pinned"), help=argparse.SUPPRESS)
@@ -46,6 +51,10 @@ def run(args: argparse.Namespace) -> int:
         from ambigdemo.bench import run_threads
 
         report = run_threads(args.n, args.repeats)
+    elif args.index:
+        from ambigdemo.bench_index import run as run_index
+
+        report = run_index(args.vectors, args.queries, args.build_passages, args.cold_runs)
     elif args.everyday:
         from ambigdemo.bench import everyday
 

@@ -222,7 +222,7 @@ def _scored(p: Passage, score: float) -> Passage:
 
 
 INDEX_TYPES = ("flat", "hnsw", "ivfpq")
-HNSW_M, HNSW_EF_SEARCH = 32, 128
+HNSW_M, HNSW_EF_SEARCH = 32, 256
 
 
 def ivf_cells(count: int) -> int:
@@ -233,7 +233,7 @@ def ivf_cells(count: int) -> int:
 def make_vectors(vectors: np.ndarray, index_type: str = "flat", nprobe: int = 0) -> faiss.Index:
     """An inner-product FAISS index of ``vectors`` (row n gets id n).
 
-    ``flat``: exact, 4 bytes a dimension. ``hnsw``: HNSW32 graph over the full vectors (same memory
+    ``flat``: exact, 4 bytes a dimension. ``hnsw``: HNSW32 graph (efSearch 256) over the full vectors (same memory
     plus ~256 bytes a vector, much faster search). ``ivfpq``: IVF lists with product quantization,
     dim/4 one-byte codes a vector (1/16 of flat), searched over ``nprobe`` lists (default lists/16).
     """
