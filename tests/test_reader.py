@@ -187,3 +187,18 @@ def test_an_amount_does_not_answer_a_question_about_a_thing(pipeline):
     assert not wrong_type("What is the population of Paris?", "what", "2.1 million")  # asks for an amount
     assert not wrong_type("When did World War II end?", "when", "1945")
     assert wrong_type("Who was the first president of the United States?", "who", "1789")
+
+
+def test_an_answer_must_come_from_a_sentence_about_what_is_asked(pipeline):
+    """The Battle of the Atlantic "peaked ... to the end of 1943" does not say when World War II ended;
+    Bolivia's largest city is not its capital. Answers from sentences that do say so are kept."""
+    by_id = {p.id: p for p in pipeline.retriever.index.passages}
+    war = pipeline.reader.read("When did World War II end?", [])
+    assert war.take(by_id["Battle of the Atlantic#0"], "1943") is None and war.dropped == ["1943"]
+    assert war.take(by_id["Nazi Germany#1"], "May 1945").text == "May 1945"
+    bolivia = pipeline.reader.read("What is the capital of Bolivia?", [])
+    assert bolivia.take(by_id["Bolivia#1"], "Santa Cruz de la Sierra") is None
+    assert bolivia.take(by_id["La Paz#0"], "Santa Cruz de la Sierra") is None  # named there for its population
+    assert [bolivia.take(by_id["Bolivia#1"], a).text for a in ("Sucre", "La Paz")] == ["Sucre", "La Paz"]
+    nile = pipeline.reader.read("What is the longest river in Africa?", [])
+    assert nile.take(by_id["Nile#0"], "Nile").text == "Nile"  # the passage's own subject is exempt

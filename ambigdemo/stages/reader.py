@@ -185,6 +185,29 @@ def wrong_type(question: str, qtype_wh: str, answer: str) -> bool:
     return not (content_words(question) & QUANTITY_NOUNS)
 
 
+HEAD_NOUN = re.compile(r"^(?:what|which) (?:is|are|was|were) the (?:\w+est |most \w+ )?(\w+) (?:of|in|on)\b")
+
+
+def off_sentence(question: str, answer: str, passage: Passage) -> bool:
+    """No sentence of the passage that states the answer is about what the question asks: it names
+    none of the question's proper nouns ("World War II") when the passage is about something else
+    ("The campaign peaked from mid-1940 to the end of 1943" in the Battle of the Atlantic), or lacks
+    the noun a "what is the X of Y" question asks for ("the largest city ... is Santa Cruz de la
+    Sierra" for "What is the capital of Bolivia?"). The passage's own subject is exempt."""
+    subject = normalize_answer(bare_title(passage.title))
+    if subject and (same_answer(normalize_answer(answer), subject) or subject in normalize_answer(answer)):
+        return False
+    sentences = [normalize_answer(x) for x in split_sentences(passage.text) if mentions(x, answer)]
+    if not sentences:
+        return False
+    topic = {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", question)[1:]}
+    title = set(normalize_answer(passage.title).split())
+    if topic and not topic & title and not any(topic & set(x.split()) for x in sentences):
+        return True
+    head = HEAD_NOUN.match(question.lower())
+    return bool(head) and not any(stem(head.group(1))[:5] in x for x in sentences)
+
+
 def counts(answer: str, noun: str, passage: Passage) -> bool:
     """For a "how many <noun>" question: the passage puts the answer's number right before that noun
     ("two teams of eleven players" counts players with eleven, not with two)."""
@@ -252,7 +275,9 @@ class Reading:
         counted = self._qtype.counted
         if echoes_question(text, *self._qwords) or not occurs_in(text, passage) or (
             counted and not counts(text, counted, passage)
-        ) or outranked(self.question, passage) or wrong_type(self.question, self._qtype.wh, text):
+        ) or outranked(self.question, passage) or wrong_type(self.question, self._qtype.wh, text) or (
+            off_sentence(self.question, text, passage)
+        ):
             self.dropped.append(text)
             return None
         if is_name_of(passage.title, text) and normalize_answer(bare_title(passage.title)) != normalize_answer(text):
