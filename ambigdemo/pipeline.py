@@ -21,7 +21,7 @@ from ambigdemo.stages.reader import LlmReader, MalformedOutput
 from ambigdemo.stages.retrieve import Retriever
 from ambigdemo.stages.rewrite import Rewriter, edit_of, ground
 from ambigdemo.stages.summarize import Summarizer
-from ambigdemo.text import normalize_answer, visible
+from ambigdemo.text import states_any, visible
 from ambigdemo.types import Answer, Edit, Interpretation, Passage, Result, Turn
 
 log = logging.getLogger(__name__)
@@ -223,16 +223,15 @@ class Pipeline:
         singles the answer out (AmbigQA with gold answers)."""
         question = clean_question(question)
         passages = self.retriever.search(question, self.config.top_k)
-        propose = None
-        if self.reader is not None and passages:
-            by_id = {p.id: p for p in passages}
+        reader = self.reader
+        by_id = {p.id: p for p in passages}
 
-            def propose(answer: Answer) -> str:
-                """The LLM's rewrite from the answer's best passage (the top one if none mentions it)."""
-                passage = by_id[answer.passages[0]] if answer.passages else passages[0]
-                return self.reader.rewrite_for(question, passage, answer.text)
+        def propose(answer: Answer) -> str:
+            """The LLM's rewrite from the answer's best passage (the top one if none mentions it)."""
+            passage = by_id[answer.passages[0]] if answer.passages else passages[0]
+            return reader.rewrite_for(question, passage, answer.text)
 
-        return self.rewriter.rewrite_gold(question, answers, passages, propose)
+        return self.rewriter.rewrite_gold(question, answers, passages, propose if reader is not None and passages else None)
 
     def summarize_gold(self, question: str, rewrites: list[str], answers: list[list[str]], evidence_k: int = 2, depth: int = 1000) -> Result:
         """The paragraph for given rewrites and answers (aliases each): ASQA's setting on AmbigQA's gold.
@@ -247,8 +246,7 @@ class Pipeline:
         hits = self.retriever.batch_search([question] + [f"{r} {a[0]}" for r, a in pairs], max(self.config.top_k, depth))
         ranked = hits[0][: self.config.top_k]
         for (_, aliases), found in zip(pairs, hits[1:]):
-            keys = [f" {k} " for k in map(normalize_answer, aliases) if k]
-            ranked += [p for p in found if any(k in f" {normalize_answer(p.title + ' ' + p.text)} " for k in keys)][:evidence_k]
+            ranked += [p for p in found if states_any([p], aliases)][:evidence_k]
         unique: dict[str, Passage] = {}
         for p in ranked:
             unique.setdefault(p.id, p)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
+from collections.abc import Iterable
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCT = set(string.punctuation)
@@ -49,6 +50,22 @@ NUMBER_WORDS = dict(
     )
 )
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
+
+
+def phrase_keys(aliases: Iterable[str]) -> list[str]:
+    """Normalised aliases with a space each side: ``key in passages_text(...)`` matches whole words only."""
+    return [f" {k} " for k in dict.fromkeys(map(normalize_answer, aliases)) if k]
+
+
+def passages_text(passages: Iterable) -> str:
+    """The titles and texts of ``passages``, normalised, with a space each side (for :func:`phrase_keys`)."""
+    return f" {normalize_answer(' '.join(f'{p.title} {p.text}' for p in passages))} "
+
+
+def states_any(passages: Iterable, aliases: Iterable[str]) -> bool:
+    """Whether the passages state one of ``aliases`` as a whole-word phrase, after normalisation."""
+    text = passages_text(passages)
+    return any(k in text for k in phrase_keys(aliases))
 
 
 def numbers_as_digits(text: str) -> str:

@@ -28,7 +28,7 @@ from ambigdemo.evaluation.datasets import AmbigExample
 from ambigdemo.evaluation.metrics import answer_shown
 from ambigdemo.evaluation.support import SupportIndex
 from ambigdemo.stages.answers import content_words
-from ambigdemo.text import normalize_answer
+from ambigdemo.text import normalize_answer, phrase_keys, states_any
 from ambigdemo.types import Passage
 
 TASK = "contrast"
@@ -112,7 +112,7 @@ def _side(question: str, answers: list[str], support: SupportIndex, ranked: list
     if not evidence:
         return None
     positive = next((support.passages[n].id for n in ranked if support.passages[n].id in evidence), None) or sorted(evidence)[0]
-    keys = [f" {k} " for k in (normalize_answer(a) for a in answers) if k]
+    keys = phrase_keys(answers)
     negatives = [support.passages[n].id for n in ranked if not any(k in support.texts[n] for k in keys)][: CANDIDATES - 1]
     return Side(question, list(answers), positive, [positive] + negatives)
 
@@ -152,8 +152,7 @@ def recall_at(hits: Sequence[Sequence[Passage]], answers: Sequence[Sequence[str]
     """Retrieval recall@k (DPR's): the share of questions with a passage containing an answer alias in the top k."""
     firsts = []
     for found, aliases in zip(hits, answers):
-        keys = [f" {k} " for k in (normalize_answer(a) for a in aliases) if k]
-        firsts.append(next((n for n, p in enumerate(found) if any(k in f" {normalize_answer(p.title + ' ' + p.text)} " for k in keys)), None))
+        firsts.append(next((n for n, p in enumerate(found) if states_any([p], aliases)), None))
     n = len(firsts) or 1
     return {f"recall@{k}": round(sum(f is not None and f < k for f in firsts) / n, 4) for k in KS}
 

@@ -27,7 +27,7 @@ from ambigdemo.evaluation.metrics import answer_f1
 from ambigdemo.evaluation.support import SupportIndex, supported_subset
 from ambigdemo.stages.reader import LlmReader, ask_rewrite, relevant
 from ambigdemo.stages.rewrite import Rewriter
-from ambigdemo.text import normalize_answer
+from ambigdemo.text import phrase_keys, states_any
 from ambigdemo.types import Passage
 
 RELEVANCE = (0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
@@ -71,9 +71,8 @@ def sample(retriever, data: Path, k: int, n_multi: int, n_null: int, seed: int =
     questions = [Question(s.id, s.question, s.answers, p) for s, p in zip(multi, hits)]
     nulls = []
     for example, passages in zip(rest, hits[len(multi):]):
-        text = f" {normalize_answer(' '.join(p.title + ' ' + p.text for p in passages))} "
-        aliases = {normalize_answer(a) for ann in example.annotations for a in _aliases(ann)} - {""}
-        if aliases and not any(f" {a} " in text for a in aliases):
+        aliases = [a for ann in example.annotations for a in _aliases(ann)]
+        if phrase_keys(aliases) and not states_any(passages, aliases):
             nulls.append(Question(example.id, example.question, [], passages))
     return questions + rng.sample(nulls, min(n_null, len(nulls)))
 

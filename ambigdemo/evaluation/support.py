@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ambigdemo.evaluation.datasets import AmbigExample
 from ambigdemo.stages.answers import content_words
-from ambigdemo.text import normalize_answer
+from ambigdemo.text import passages_text, phrase_keys
 from ambigdemo.types import Passage
 
 MIN_SHARED = 1
@@ -35,7 +35,7 @@ class SupportIndex:
 
     def __init__(self, passages: Sequence[Passage]):
         self.passages = list(passages)
-        self.texts = [f" {normalize_answer(p.title + ' ' + p.text)} " for p in self.passages]
+        self.texts = [passages_text([p]) for p in self.passages]
         self.words = [content_words(f"{p.title} {p.text}") for p in self.passages]
         self.postings: dict[str, list[int]] = defaultdict(list)
         for n, ws in enumerate(self.words):
@@ -59,7 +59,7 @@ class SupportIndex:
 
     def evidence(self, question: str, aliases: Sequence[str], related: list[int] | None = None) -> list[str]:
         """Ids of the related passages that contain one of ``aliases``."""
-        keys = [f" {k} " for k in (normalize_answer(a) for a in aliases) if k]
+        keys = phrase_keys(aliases)
         related = self.related(question) if related is None else related
         return [self.passages[n].id for n in related if any(k in self.texts[n] for k in keys)]
 

@@ -18,7 +18,7 @@ from tqdm import tqdm
 from ambigdemo.evaluation.datasets import load_ambignq
 from ambigdemo.evaluation.metrics import answer_f1
 from ambigdemo.stages.answers import AnswerFinder, Cluster, Weights, cluster
-from ambigdemo.text import normalize_answer
+from ambigdemo.text import passages_text, phrase_keys
 
 STEPS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0)
 GRIDS = {
@@ -44,8 +44,8 @@ def gold_answers(example) -> list[list[str]]:
 
 
 def supported(passages, answers: list[list[str]]) -> bool:
-    text = f" {normalize_answer(' '.join(p.title + ' ' + p.text for p in passages))} "
-    return all(any(f" {normalize_answer(a)} " in text for a in aliases if normalize_answer(a)) for aliases in answers)
+    text = passages_text(passages)
+    return all(any(k in text for k in phrase_keys(aliases)) for aliases in answers)
 
 
 def collect(retriever, finder: AnswerFinder, data: Path, k: int, n_supported: int, n_null: int, seed: int = 0) -> list[Item]:
