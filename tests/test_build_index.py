@@ -192,15 +192,19 @@ def cluster(tmp_path):
     temp = Path(tempfile.mkdtemp(prefix="rayt", dir="/tmp"))
     port = free_port()
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
-    common = ["--block", "--num-cpus=1", "--node-ip-address=127.0.0.1"]
+    def common() -> list[str]:  # free ports, not Ray's fixed defaults (dashboard agent 52365), for each node
+        return ["--block", "--num-cpus=1", "--node-ip-address=127.0.0.1", f"--dashboard-agent-listen-port={free_port()}",
+                f"--metrics-export-port={free_port()}"]
+
     logs = open(tmp_path / "nodes.log", "w")
-    head = subprocess.Popen(["ray", "start", "--head", f"--port={port}", "--include-dashboard=false", f"--temp-dir={temp}",
-                             "--disable-usage-stats", *common], env=env, start_new_session=True, stdout=logs, stderr=logs)
+    head = subprocess.Popen(["ray", "start", "--head", f"--port={port}",
+                             "--include-dashboard=false", f"--temp-dir={temp}", "--disable-usage-stats", *common()],
+                            env=env, start_new_session=True, stdout=logs, stderr=logs)
     deadline = time.monotonic() + 120
     while not list(temp.glob("session_*/sockets/raylet*")):
         assert head.poll() is None and time.monotonic() < deadline, (tmp_path / "nodes.log").read_text()[-2000:]
         time.sleep(0.2)
-    worker = subprocess.Popen(["ray", "start", f"--address=127.0.0.1:{port}", *common], env=env, start_new_session=True,
+    worker = subprocess.Popen(["ray", "start", f"--address=127.0.0.1:{port}", *common()], env=env, start_new_session=True,
                               stdout=logs, stderr=logs)
     yield {"address": f"127.0.0.1:{port}", "env": env, "worker": worker}
     for node in (worker, head):
