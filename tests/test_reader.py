@@ -202,3 +202,18 @@ def test_an_answer_must_come_from_a_sentence_about_what_is_asked(pipeline):
     assert [bolivia.take(by_id["Bolivia#1"], a).text for a in ("Sucre", "La Paz")] == ["Sucre", "La Paz"]
     nile = pipeline.reader.read("What is the longest river in Africa?", [])
     assert nile.take(by_id["Nile#0"], "Nile").text == "Nile"  # the passage's own subject is exempt
+
+
+def test_a_misread_passage_is_read_again_in_the_sentences_that_name_what_is_asked(pipeline):
+    """Bolivia's passage read whole gives its largest city (dropped); its sentences about the capital,
+    read again, give Sucre."""
+    from ambigdemo.stages.reader import focused
+
+    question = "What is the capital of Bolivia?"
+    bolivia = next(p for p in pipeline.retriever.index.passages if p.id == "Bolivia#1")
+    assert focused(question, bolivia).text.startswith("The seat of government is La Paz")
+    assert focused("Who discovered penicillin?", bolivia) is None
+    reading = pipeline.reader.read(question, pipeline.retriever.search(question))
+    found = [a.text for a in reading.answers()]
+    assert found and found[0] in ("Sucre", "La Paz") and "Santa Cruz de la Sierra" not in found
+    assert "Santa Cruz de la Sierra" in reading.dropped

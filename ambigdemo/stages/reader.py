@@ -208,6 +208,19 @@ def off_sentence(question: str, answer: str, passage: Passage) -> bool:
     return bool(head) and not any(stem(head.group(1))[:5] in x for x in sentences)
 
 
+def focused(question: str, passage: Passage) -> Passage | None:
+    """For "what is the X of Y": the passage cut to its sentences that name X (None when all or none do),
+    to read again when the whole passage was misread ("the constitutional capital is Sucre")."""
+    head = HEAD_NOUN.match(question.lower())
+    if not head:
+        return None
+    sentences = split_sentences(passage.text)
+    kept = [x for x in sentences if stem(head.group(1))[:5] in normalize_answer(x)]
+    if not kept or len(kept) == len(sentences):
+        return None
+    return Passage(passage.id, passage.title, " ".join(kept), passage.score)
+
+
 def counts(answer: str, noun: str, passage: Passage) -> bool:
     """For a "how many <noun>" question: the passage puts the answer's number right before that noun
     ("two teams of eleven players" counts players with eleven, not with two)."""
@@ -243,7 +256,12 @@ class Reading:
         ``found`` holds the answers so far, in order."""
         for passage in relevant(self.passages, self.reader.relevance, self.reader.min_score, self.reader.max_passages):
             reply, context = self.reader.reply(self.question, passage)
+            dropped = len(self.dropped)
             answer = self.take(passage, reply)
+            narrow = focused(self.question, passage) if answer is None and len(self.dropped) > dropped else None
+            if narrow is not None:  # a misread: read again the sentences that name what is asked
+                reply, context = self.reader.reply(self.question, narrow)
+                answer = self.take(passage, reply)
             if answer is None:
                 continue
             self._contexts.setdefault(answer.text, context)
