@@ -26,7 +26,7 @@ import os
 import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 from tqdm import tqdm
@@ -232,17 +232,6 @@ def save_vectors(path: Path, vectors: np.ndarray) -> None:
     os.replace(tmp, path)
 
 
-def saved_shards(work: Path, source: Path, embedder_id: str, shard_rows: int) -> tuple[int, int] | None:
-    """(shards saved, shards) that an earlier, killed build of the same input left in ``work``; else None."""
-    try:
-        data = json.loads((Path(work) / PLAN).read_text())
-        if (data["embedder_id"], data["shard_rows"]) != (embedder_id, shard_rows) or data["source_sha256"] != sha256(source):
-            return None
-    except (OSError, ValueError, KeyError):
-        return None
-    return sum(_saved(work, n, rows) for n, rows in enumerate(data["shards"])), len(data["shards"])
-
-
 def _saved(work: Path, number: int, rows: int) -> bool:
     path = shard_path(work, number, "vectors")
     if not path.is_file():
@@ -271,9 +260,9 @@ def merge(plan: Plan, work: Path, out: Path, index_type: str = "flat", progress:
 
 def build_index_distributed(
     source: Path, out: Path, embedder_dir: Path, embedder_id: str, *, workers: int = 2, address: str | None = None,
-    shard_rows: int = SHARD_ROWS, index_type: str = "flat", progress: bool = True,
+    shard_rows: int = SHARD_ROWS, index_type: str = "flat", progress: bool = True, say: Callable[[str], None] = print,
 ) -> BuildReport:
-    """Split, embed on Ray, merge; rerun the same call to resume after a kill."""
+    """Split, embed on Ray, merge; rerun the same call to resume after a kill (``say`` tells how far it got)."""
     out = Path(out)
     work = out / WORK
     fresh = not out.exists()
@@ -284,6 +273,8 @@ def build_index_distributed(
             shutil.rmtree(out, ignore_errors=True)
         raise
     resumed = sum(_saved(work, n, rows) for n, rows in enumerate(plan.shards))
+    if resumed:
+        say(f"resuming: {resumed} of {len(plan.shards)} shards already embedded in {work}")
     embedded = embed_shards(plan, work, embedder_dir, workers, address, progress)
     count = merge(plan, work, out, index_type, progress)
     shutil.rmtree(work, ignore_errors=True)

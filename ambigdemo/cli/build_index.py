@@ -53,18 +53,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: embedder {embedder_dir}: {exc}", file=sys.stderr)
         return 2
 
-    from ambigdemo.build.distributed import WORK, build_index_distributed, saved_shards
+    from ambigdemo.build.distributed import build_index_distributed
 
     embedder_id = embedder_identity(embedder_dir, manifest)
-    done = saved_shards(out / WORK, source, embedder_id, args.shard_rows)
-    if done:
-        print(f"resuming: {done[0]} of {done[1]} shards already embedded in {out / WORK}", file=sys.stderr)
     where = f"the Ray cluster at {args.ray_address}" if args.ray_address else "a local Ray"
     print(f"indexing {source} with {embedder_id} into {out} on {where}, {args.workers} workers", file=sys.stderr)
     try:
         report = build_index_distributed(
             source, out, embedder_dir, embedder_id, workers=args.workers, address=args.ray_address,
             shard_rows=args.shard_rows, index_type=args.index_type, progress=not args.no_progress,
+            say=lambda line: print(line, file=sys.stderr),
         )
     except (ValueError, UnicodeDecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -188,6 +188,12 @@ def wrong_type(question: str, qtype_wh: str, answer: str) -> bool:
 HEAD_NOUN = re.compile(r"^(?:what|which) (?:is|are|was|were) the (?:\w+est |most \w+ )?(\w+) (?:of|in|on)\b")
 
 
+def asked_noun(question: str) -> str:
+    """The noun a "what is the X of Y" question asks for, stemmed and cut to 5 letters ("capit"), else ""."""
+    head = HEAD_NOUN.match(question.lower())
+    return stem(head.group(1))[:5] if head else ""
+
+
 def off_sentence(question: str, answer: str, passage: Passage) -> bool:
     """No sentence of the passage that states the answer is about what the question asks: it names
     none of the question's proper nouns ("World War II") when the passage is about something else
@@ -204,18 +210,18 @@ def off_sentence(question: str, answer: str, passage: Passage) -> bool:
     title = set(normalize_answer(passage.title).split())
     if topic and not topic & title and not any(topic & set(x.split()) for x in sentences):
         return True
-    head = HEAD_NOUN.match(question.lower())
-    return bool(head) and not any(stem(head.group(1))[:5] in x for x in sentences)
+    noun = asked_noun(question)
+    return bool(noun) and not any(noun in x for x in sentences)
 
 
 def focused(question: str, passage: Passage) -> Passage | None:
     """For "what is the X of Y": the passage cut to its sentences that name X (None when all or none do),
     to read again when the whole passage was misread ("the constitutional capital is Sucre")."""
-    head = HEAD_NOUN.match(question.lower())
-    if not head:
+    noun = asked_noun(question)
+    if not noun:
         return None
     sentences = split_sentences(passage.text)
-    kept = [x for x in sentences if stem(head.group(1))[:5] in normalize_answer(x)]
+    kept = [x for x in sentences if noun in normalize_answer(x)]
     if not kept or len(kept) == len(sentences):
         return None
     return Passage(passage.id, passage.title, " ".join(kept), passage.score)
