@@ -96,6 +96,7 @@ def test_unreadable_replies_fall_back_to_the_heuristic_reader_and_say_so(pipelin
     "Who wrote Harry Potter?", "Who was the first man on the moon?", "Who is the president of the United States?",
     "When did the Titanic sink?", "Who painted the Mona Lisa?", "Who wrote Romeo and Juliet?", "What is the capital of Canada?",
     "Who founded Facebook?", "How many players are on a basketball team?", "In which city is the Eiffel Tower?",
+    "Who discovered penicillin?",
 }], ids=lambda i: i["question"])
 def test_everyday_questions_get_their_answer_first(everyday, item):
     result = everyday[item["question"]]
@@ -217,3 +218,17 @@ def test_a_misread_passage_is_read_again_in_the_sentences_that_name_what_is_aske
     found = [a.text for a in reading.answers()]
     assert found and found[0] in ("Sucre", "La Paz") and "Santa Cruz de la Sierra" not in found
     assert "Santa Cruz de la Sierra" in reading.dropped
+
+
+def test_his_and_her_name_the_passage_subject_for_the_model(pipeline):
+    """Fleming's lead says "He shared the 1945 Nobel Prize ... with Howard Florey and Ernst Chain" and then
+    "His discovery in 1928 ...": read as written, the model gave the discovery to Ernst Chain."""
+    from ambigdemo.stages.reader import name_subject
+
+    fleming = next(p for p in pipeline.retriever.index.passages if p.id == "Alexander Fleming#0")
+    named = name_subject(fleming.title, fleming.text)
+    assert "Alexander Fleming's discovery in 1928" in named and named.startswith("Sir Alexander Fleming was")
+    assert "He shared" in named, "a sentence opening with He is left as written"
+    question = "Who discovered penicillin?"
+    reading = pipeline.reader.read(question, pipeline.retriever.search(question))
+    assert [a.text for a in reading.answers()][:1] == ["Alexander Fleming"]

@@ -58,8 +58,27 @@ class MalformedOutput(ValueError):
     """No reply of the model could be read as an answer or "none"; the message quotes one."""
 
 
+SUBJECT_PRONOUN = re.compile(r"^(His|Her)\b")
+
+
+def name_subject(title: str, text: str) -> str:
+    """A lead's later sentences that open with "He", "She", "His" or "Her" name the article's subject
+    instead ("His discovery in 1928 ..." -> "Alexander Fleming's discovery in 1928 ..."): a small model
+    otherwise gives the deed to the last person named before it."""
+    subject = bare_title(title)
+    if not subject:
+        return text
+    sentences = split_sentences(text)
+
+    def named(sentence: str) -> str:
+        return SUBJECT_PRONOUN.sub(lambda m: subject + ("'s" if m[1] in ("His", "Her") else ""), sentence, count=1)
+
+    return " ".join(sentences[:1] + [named(s) for s in sentences[1:]])
+
+
 def passage_turn(title: str, text: str, question: str, max_words: int = 100) -> str:
     """The user turn for one passage and the question, opening the assistant's reply."""
+    text = name_subject(title, text)
     words = text.split()
     clipped = text if len(words) <= max_words else " ".join(words[:max_words]) + " ..."
     return chatml_turn("user", f"Passage: {title}: {clipped}\nQuestion: {question}") + ASSISTANT
