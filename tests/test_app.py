@@ -172,7 +172,7 @@ def test_a_pair_loading_shows_progress_on_the_two_answers_only(pipeline, tmp_pat
     from ambigdemo.ui.app import build_app
 
     demo = build_app(pipeline, Config.from_env(data_dir=tmp_path))
-    loads = [fn for fn in demo.fns.values() if len(fn.outputs) == 14]
+    loads = [fn for fn in demo.fns.values() if len(fn.outputs) == 15]  # 14 form outputs and Next pair
     assert len(loads) == 2, "Next pair, and Skip's next pair"
     answers = {b._id for b in demo.blocks.values() if getattr(b, "elem_id", None) in ("answer-a", "answer-b")}
     for fn in loads:

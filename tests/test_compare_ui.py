@@ -40,16 +40,23 @@ def open_compare(browser, app_url, name: str):
 SAME = "Both systems gave the same answer here"
 
 
+def shown(page) -> str:
+    """The id of the pair on screen ("" before the first)."""
+    return page.evaluate("""document.querySelector('[data-testid="compare-question"]')?.dataset.shown || ''""")
+
+
 def load_pair(page, tries: int = 8) -> None:
-    """Next pair until one can be judged (pairs whose two answers read the same are not asked about)."""
+    """Next pair until one can be judged (pairs whose two answers read the same are not asked about).
+    Each try waits for a new pair and for its load to end (Next pair is on again), so a page still
+    showing the last pair's state is not read as the new one's."""
     for _ in range(tries):
+        before = shown(page)
         page.locator("#next-pair").click()
-        page.wait_for_function(
-            f"""!document.querySelector('#submit').disabled ||
-                (document.querySelector('[data-testid="compare-status"]')?.innerText || '').includes({SAME!r})"""
-        )
+        page.locator(f'[data-testid="compare-question"]:not([data-shown="{before}"])').wait_for()
+        page.wait_for_function("!document.querySelector('#next-pair').disabled")
         if not page.locator("#submit").is_disabled():
             return
+        assert SAME in page.locator('[data-testid="compare-status"]').inner_text()
     raise AssertionError(f"no judgeable pair in {tries} tries")
 
 
@@ -109,6 +116,22 @@ def test_judge_two_pairs_then_leaderboard(browser, app_url, artifacts_dir):
         assert "Admin actions are disabled" in page.content()
     page.locator("#lb-plot img").scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts_dir / "leaderboard.png"), full_page=True)
+    page.close()
+
+
+def test_next_pair_is_off_while_a_pair_is_answered(browser, app_url):
+    """A click on Next pair while the pair was still being answered was dropped without a sign (one load
+    per button at a time), so the button looked live but did nothing: it is off until the pair is ready."""
+    page = open_compare(browser, app_url, "Playwright Dan")
+    page.eval_on_selector("#next-pair", """b => {
+        window.nextStates = [];
+        new MutationObserver(() => window.nextStates.push(b.disabled)).observe(b, {attributes: true});
+    }""")
+    load_pair(page)
+    assert True in page.evaluate("window.nextStates"), "Next pair was never off during the load"
+    before = shown(page)
+    page.locator("#next-pair").click()
+    page.locator(f'[data-testid="compare-question"]:not([data-shown="{before}"])').wait_for()
     page.close()
 
 

@@ -341,38 +341,39 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
 
     def load_pair(annotator: str, current: dict | None, skipped_ids: list) -> Iterator[list]:
         keep = [gr.update()] * 9
+        ready = gr.update(interactive=True)
         if not annotator:
             yield [current, *keep, *[gr.update()] * 3,
-                   status_html("Type your name first (or sign in): it keeps your judgments apart.")]
+                   status_html("Type your name first (or sign in): it keeps your judgments apart."), ready]
             return
         pair = session.arena.next_pair(annotator, store, session.rng, exclude=skipped_ids)
         if pair is None:
             yield [None, question_html(""), answer_html(None, "A"), answer_html(None, "B"),
                    *_acc_updates(None, None),
                    *[gr.update(value=None)] * 3, gr.update(value=""), *enable(False),
-                   status_html("You have judged every available pair. Thank you!", "ok")]
+                   status_html("You have judged every available pair. Thank you!", "ok"), ready]
             return
         new = session.new_state(pair)
         reset = [*_acc_updates(None, None), *[gr.update(value=None)] * 3, gr.update(value="")]
         yield [new, question_html(pair.question, new["shown"]), answer_html(None, "A", True), answer_html(None, "B", True),
-               *reset, *enable(False), ""]
+               *reset, *enable(False), "", gr.update(interactive=False)]
         try:
             for new in session.generate(new):
                 a, b = (SystemAnswer.from_dict(x) if x else None for x in (new["answers"]["A"], new["answers"]["B"]))
                 yield [new, gr.update(), answer_html(a, "A", True), answer_html(b, "B", True),
-                       *[gr.update()] * 6, *enable(False), ""]
+                       *[gr.update()] * 6, *enable(False), "", gr.update()]
         except Exception:  # a failing system must not leave the tab stuck
             log.exception("answering %r failed", pair.question)
             yield [None, gr.update(), gr.update(), gr.update(), *[gr.update()] * 6, *enable(False),
-                   status_html("One of the systems failed on this question; press “Next pair” for another.")]
+                   status_html("One of the systems failed on this question; press “Next pair” for another."), ready]
             return
         if same_words(a, b):
             session.arena.mark_identical(pair)
             yield [None, gr.update(), gr.update(), gr.update(), *[gr.update()] * 6, *enable(False),
                    status_html("Both systems gave the same answer here, so there is nothing to compare: "
-                               "press “Next pair”.", "ok")]
+                               "press “Next pair”.", "ok"), ready]
             return
-        yield [new, gr.update(), gr.update(), gr.update(), *_acc_updates(a, b), *[gr.update()] * 4, *enable(True), ""]
+        yield [new, gr.update(), gr.update(), gr.update(), *_acc_updates(a, b), *[gr.update()] * 4, *enable(True), "", ready]
 
     def _acc_updates(a: SystemAnswer | None, b: SystemAnswer | None) -> list:
         """Both sides' ticks at once, with the buttons that submit them: the groups stay mounted (a group
@@ -397,7 +398,9 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
 
     inputs = [state, skipped, acc_a, acc_b, *radios, comment]
     judge_outputs = [state, skipped, *buttons, status]
-    next_outputs = [state, question, answer_a, answer_b, acc_a, acc_b, *radios, comment, *buttons, status]
+    # Next pair is off while a pair is being answered: a click then was dropped without a sign (Gradio
+    # runs one load per button at a time), so the button looked live but did nothing.
+    next_outputs = [state, question, answer_a, answer_b, acc_a, acc_b, *radios, comment, *buttons, status, next_btn]
     load = _identified(load_pair, 2, space, generator=True)
     limit = {"concurrency_id": ANSWERING, "concurrency_limit": config.concurrency}
     not_loaded = failed_js(status_html(f"No pair was loaded: {BUSY}. Press “Next pair” again in a minute."))
