@@ -223,12 +223,14 @@ def test_a_misread_passage_is_read_again_in_the_sentences_that_name_what_is_aske
 def test_his_and_her_name_the_passage_subject_for_the_model(pipeline):
     """Fleming's lead says "He shared the 1945 Nobel Prize ... with Howard Florey and Ernst Chain" and then
     "His discovery in 1928 ...": read as written, the model gave the discovery to Ernst Chain."""
-    from ambigdemo.stages.reader import name_subject
+    from ambigdemo.stages.reader import name_subject, passage_turn
 
     fleming = next(p for p in pipeline.retriever.index.passages if p.id == "Alexander Fleming#0")
-    named = name_subject(fleming.title, fleming.text)
+    named = name_subject(fleming)
     assert "Alexander Fleming's discovery in 1928" in named and named.startswith("Sir Alexander Fleming was")
     assert "He shared" in named, "a sentence opening with He is left as written"
     question = "Who discovered penicillin?"
     reading = pipeline.reader.read(question, pipeline.retriever.search(question))
     assert [a.text for a in reading.answers()][:1] == ["Alexander Fleming"]
+    # The ASQA reader's context (titled "Answer") is a paragraph, not a lead: it is given as written.
+    assert "London. His discovery" in passage_turn("Answer", "Fleming worked in London. His discovery came in 1928.", question)

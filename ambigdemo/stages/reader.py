@@ -61,24 +61,19 @@ class MalformedOutput(ValueError):
 SUBJECT_PRONOUN = re.compile(r"^(His|Her)\b")
 
 
-def name_subject(title: str, text: str) -> str:
-    """A lead's later sentences that open with "He", "She", "His" or "Her" name the article's subject
-    instead ("His discovery in 1928 ..." -> "Alexander Fleming's discovery in 1928 ..."): a small model
-    otherwise gives the deed to the last person named before it."""
-    subject = bare_title(title)
+def name_subject(passage: Passage) -> str:
+    """The passage's text with its later sentences that open with "His" or "Her" naming the article's
+    subject instead ("His discovery in 1928 ..." -> "Alexander Fleming's discovery in 1928 ..."): a small
+    model otherwise gives the deed to the last person named before it."""
+    subject = bare_title(passage.title)
     if not subject:
-        return text
-    sentences = split_sentences(text)
-
-    def named(sentence: str) -> str:
-        return SUBJECT_PRONOUN.sub(lambda m: subject + ("'s" if m[1] in ("His", "Her") else ""), sentence, count=1)
-
-    return " ".join(sentences[:1] + [named(s) for s in sentences[1:]])
+        return passage.text
+    first, *later = split_sentences(passage.text) or [""]
+    return " ".join([first, *(SUBJECT_PRONOUN.sub(lambda _: f"{subject}'s", s, count=1) for s in later)])
 
 
 def passage_turn(title: str, text: str, question: str, max_words: int = 100) -> str:
     """The user turn for one passage and the question, opening the assistant's reply."""
-    text = name_subject(title, text)
     words = text.split()
     clipped = text if len(words) <= max_words else " ".join(words[:max_words]) + " ..."
     return chatml_turn("user", f"Passage: {title}: {clipped}\nQuestion: {question}") + ASSISTANT
@@ -372,7 +367,7 @@ class LlmReader:
 
     def reply(self, question: str, passage: Passage) -> tuple[str, Context]:
         """The model's raw reply for one passage, and the context that ends with it (for the rewrite)."""
-        context = self.prefix().fork().extend(passage_turn(passage.title, passage.text, question, self.passage_words))
+        context = self.prefix().fork().extend(passage_turn(passage.title, name_subject(passage), question, self.passage_words))
         return context.complete(self.max_answer_tokens, stop=("\n",)), context
 
     def read(self, question: str, passages: list[Passage]) -> Reading:
@@ -388,5 +383,5 @@ class LlmReader:
     def rewrite_for(self, question: str, passage: Passage, answer: str) -> str:
         """The rewrite for a given answer (AmbigQA's gold-answers setting), as if the model had
         replied ``answer`` from ``passage``: the same turns the app's rewrite continues."""
-        turn = passage_turn(passage.title, passage.text, question, self.passage_words)
+        turn = passage_turn(passage.title, name_subject(passage), question, self.passage_words)
         return ask_rewrite(self.prefix().fork().extend(turn + answer), answer, self.max_rewrite_tokens)
