@@ -75,6 +75,11 @@ def content_words(text: str) -> set[str]:
     return {stem(w) for w in re.findall(r"\w+", text.lower()) if w not in STOPWORDS}
 
 
+# What passages also call an asked noun (keyed by its 5-letter stem, as ``reader.asked_noun`` gives it):
+# La Paz "is the seat of government of Bolivia", one of its capitals in AmbigNQ
+NOUN_ALIASES = {"capit": ("seat of government",)}
+
+
 def stem(word: str) -> str:
     for suffix in ("'s", "ies", "es", "s"):
         if len(word) > 4 and word.endswith(suffix):

@@ -22,7 +22,7 @@ from functools import cached_property
 
 from ambigdemo.runtimes.onnx import ASSISTANT, END, Context, Generator, chatml_turn
 from ambigdemo.stages.answers import (
-    STOPWORDS, bare_title, content_words, echoes_question, is_name_of, question_type, same_answer, stem,
+    NOUN_ALIASES, STOPWORDS, bare_title, content_words, echoes_question, is_name_of, question_type, same_answer, stem,
 )
 from ambigdemo.corpus import split_sentences
 from ambigdemo.text import mentions, normalize_answer, numbers_as_digits
@@ -199,13 +199,54 @@ def wrong_type(question: str, qtype_wh: str, answer: str) -> bool:
     return not (content_words(question) & QUANTITY_NOUNS)
 
 
-HEAD_NOUN = re.compile(r"^(?:what|which) (?:is|are|was|were) the (?:\w+est |most \w+ )?(\w+) (?:of|in|on)\b")
+HEAD_NOUN = re.compile(r"^(?:what|which) (?:is|are|was|were) the (?:\w+est |most \w+ )?(\w+) (of|in|on)\b(.*)")
+SUBDIVISIONS = "state|province|department|region|county|district|territory|prefecture|canton|oblast|governorate"
+DIRECTIONS = "north|south|east|west|northern|southern|eastern|western|central"
 
 
 def asked_noun(question: str) -> str:
     """The noun a "what is the X of Y" question asks for, stemmed and cut to 5 letters ("capit"), else ""."""
     head = HEAD_NOUN.match(question.lower())
     return stem(head.group(1))[:5] if head else ""
+
+
+def asked_place(question: str) -> str:
+    """Y of a "what is the X of Y" question, normalised ("united kingdom"), else ""."""
+    head = HEAD_NOUN.match(question.lower())
+    return normalize_answer(head.group(3)) if head and head.group(2) == "of" else ""
+
+
+def names_noun(sentence: str, noun: str) -> bool:
+    """The (normalised) sentence names the asked noun, or what passages also call it."""
+    return noun in sentence or any(alias in sentence for alias in NOUN_ALIASES.get(noun, ()))
+
+
+def elsewhere(question: str, answer: str, passage: Passage) -> bool:
+    """For "what is the X of Y": every sentence of the passage that gives the answer as an X calls it
+    the X of a part of somewhere else ("the capital ... of the Australian state of Victoria", "the
+    capital ... of South Australia" for "What is the capital of Australia?"). A state's own question
+    ("capital of Texas") is kept by "the U.S. state of Texas"; a sentence with no "X of" is no evidence."""
+    noun, place = asked_noun(question), asked_place(question)
+    if not noun or not place:
+        return False
+    about = normalize_answer(bare_title(passage.title)) == normalize_answer(answer)
+    names = "|".join([rf"{noun}\w*", *NOUN_ALIASES.get(noun, ())])
+    phrases = []
+    for sentence in split_sentences(passage.text):
+        flat = re.sub(r"\.(?=\S)|\.$", "", sentence.lower())
+        if not (about or mentions(sentence, answer)) or not names_noun(normalize_answer(sentence), noun):
+            continue
+        phrases += [m.group(1) for m in re.finditer(rf"\b(?:{names})(?: city)?(?: and (?:[\w-]+ ){{0,3}}?city)? of (?:the )?([^,;()]+)", flat)]
+    return bool(phrases) and all(_other_place(normalize_answer(z), place) for z in phrases)
+
+
+def _other_place(phrase: str, place: str) -> bool:
+    """The phrase after "X of" names a subdivision of somewhere other than ``place``, or ``place``
+    qualified by a direction ("south australia")."""
+    part = re.search(rf"\b(?:{SUBDIVISIONS}) of (.+?)(?: and |$)", phrase)
+    if part:
+        return not (part.group(1) == place or part.group(1).startswith(place + " "))
+    return bool(re.match(rf"(?:{DIRECTIONS}) {re.escape(place)}\b", phrase))
 
 
 def off_sentence(question: str, answer: str, passage: Passage) -> bool:
@@ -225,7 +266,7 @@ def off_sentence(question: str, answer: str, passage: Passage) -> bool:
     if topic and not topic & title and not any(topic & set(x.split()) for x in sentences):
         return True
     noun = asked_noun(question)
-    return bool(noun) and not any(noun in x for x in sentences)
+    return bool(noun) and not any(names_noun(x, noun) for x in sentences)
 
 
 def focused(question: str, passage: Passage) -> Passage | None:
@@ -235,7 +276,7 @@ def focused(question: str, passage: Passage) -> Passage | None:
     if not noun:
         return None
     sentences = split_sentences(passage.text)
-    kept = [x for x in sentences if noun in normalize_answer(x)]
+    kept = [x for x in sentences if names_noun(normalize_answer(x), noun)]
     if not kept or len(kept) == len(sentences):
         return None
     return Passage(passage.id, passage.title, " ".join(kept), passage.score)
@@ -314,7 +355,7 @@ class Reading:
         if echoes_question(text, *self._qwords) or not occurs_in(text, passage) or (
             counted and not counts(text, counted, passage)
         ) or outranked(self.question, passage) or wrong_type(self.question, self._qtype.wh, text) or (
-            off_sentence(self.question, text, passage)
+            off_sentence(self.question, text, passage) or elsewhere(self.question, text, passage)
         ):
             self.dropped.append(text)
             return None

@@ -2,7 +2,7 @@
 
 The edit words come from the answer's own evidence sentence, so a rewrite is grounded: first a
 modifier that the evidence puts before a question word ("capital" -> "constitutional capital"),
-else a qualifier phrase from the evidence ("in 1945", "in Europe"), else the passage's title.
+or the name the evidence gives what is asked ("capital" -> "seat of government"), else a qualifier phrase from the evidence ("in 1945", "in Europe"), else the passage's title.
 A generator may propose a rewrite first; it is shown only if it passes :func:`check_rewrite`.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ambigdemo.corpus import split_sentences
 from ambigdemo.runtimes.onnx import Generator, Message
-from ambigdemo.stages.answers import STOPWORDS, YEARISH, content_words, question_type
+from ambigdemo.stages.answers import NOUN_ALIASES, STOPWORDS, YEARISH, content_words, question_type, stem
 from ambigdemo.text import normalize_answer, word_diff, words
 from ambigdemo.types import Answer, Edit, Interpretation, Passage
 
@@ -159,6 +159,7 @@ class Rewriter:
         shared = set().union(*(content_words(o.context) for o in others)) if others else set()
         doc = self.nlp(answer.context)
         options += [(t, "modifier") for t in _modifier_rewrites(question, doc, answer, shared)]
+        options += [(t, "alias") for t in _alias_rewrites(question, answer)]
         if propose is None or gold:  # in the app an LLM reader's answer gets only its own or a modifier edit
             options += [(t, "qualifier") for t in _qualifier_rewrites(question, doc, answer, shared)]
             title = _title(answer)
@@ -229,6 +230,19 @@ def _modifier_rewrites(question: str, doc, answer: Answer, shared: set[str]) -> 
                     before = before[:-1] + [_article(before[-1], mods[0])]
                 results.append(" ".join(before + mods + qtokens[i:]))
     return [_detokenize(r) for r in results]
+
+
+def _alias_rewrites(question: str, answer: Answer) -> list[str]:
+    """The question asking for its noun by the name the evidence gives this answer ("What is the seat of
+    government of Bolivia?" where it says "La Paz, officially ..., is the seat of government of Bolivia")."""
+    tokens, text, name = words(question), answer.context.lower(), re.escape(answer.text.lower())
+    results = []
+    for i, token in enumerate(tokens):
+        for alias in NOUN_ALIASES.get(stem(token.lower())[:5], ()):
+            said = rf"{name}(?:,[^.]*?,)? (?:is|was) the {alias}\b|\bthe {alias} (?:is|was) {name}\b"
+            if re.search(said, text):
+                results.append(_detokenize(" ".join(tokens[:i] + alias.split() + tokens[i + 1 :])))
+    return results
 
 
 def _inside_name(tokens: list[str], i: int) -> bool:
