@@ -275,3 +275,18 @@ def test_a_capital_called_the_seat_of_government_is_asked_for_by_that_name(pipel
         ("What is the constitutional capital of Bolivia?", "Sucre", "modifier"),
         ("What is the seat of government of Bolivia?", "La Paz", "alias"),
     ]
+
+
+def test_a_superlative_question_is_not_answered_from_a_sentence_that_ranks_nothing(pipeline):
+    """The minor planet's definition names comets but calls nothing the smallest; Mercury's lead does."""
+    from ambigdemo.stages.reader import unranked
+
+    by_id = {p.id: p for p in pipeline.retriever.index.passages}
+    question = "What is the smallest planet in the Solar System?"
+    reading = pipeline.reader.read(question, [])
+    assert reading.take(by_id["Minor planet#0"], "comets") is None and reading.dropped == ["comets"]
+    assert reading.take(by_id["Mercury (planet)#0"], "Mercury").text == "Mercury"
+    # Any ranking will do: which superlative is asked is left to outranked and superlative_subject.
+    assert not unranked("Which religion has the highest population in africa?", "Islam", by_id["Islam#0"])
+    assert not unranked("When is the latest season of Lucifer?", "2021", by_id["Minor planet#0"])
+    assert not unranked("Who invented the telephone?", "comets", by_id["Minor planet#0"])

@@ -169,6 +169,30 @@ def superlative_subject(question: str, passage: Passage) -> str:
     return ""
 
 
+SUPERLATIVE = re.compile(r"\b([a-z]{2,}est|most|least)\b")
+# "-est" words that do not rank anything, or rank by date ("the latest season"), which a passage need not say
+NOT_RANKING = frozenset(
+    "midwest northwest southwest interest forest request contest quest harvest protest guest chest honest modest "
+    "everest conquest priest arrest crest digest bequest inquest latest newest".split()
+)
+
+
+def unranked(question: str, answer: str, passage: Passage) -> bool:
+    """The question asks for "the smallest ..." and no sentence of the passage that states the answer
+    ranks anything ("comets", read from a minor planet's definition for "What is the smallest planet?").
+    Any superlative will do ("the world's second-largest religious population" for "the highest
+    population"): which one is asked is :func:`outranked`'s and :func:`superlative_subject`'s to judge."""
+    if not {w for w in _superlatives(question) if w.endswith("est")}:
+        return False
+    about = normalize_answer(bare_title(passage.title)) == normalize_answer(answer)
+    sentences = [s for s in split_sentences(passage.text) if about or mentions(s, answer)]
+    return bool(sentences) and not any(_superlatives(s) for s in sentences)
+
+
+def _superlatives(text: str) -> set[str]:
+    return {m.group(1) for m in SUPERLATIVE.finditer(text.lower())} - NOT_RANKING
+
+
 QUANTITY_NOUNS = frozenset(
     "population speed height length area distance temperature depth size age weight mass number rate cost price "
     "value percentage percent capacity score altitude elevation diameter radius volume density gdp salary budget "
@@ -356,7 +380,7 @@ class Reading:
             counted and not counts(text, counted, passage)
         ) or outranked(self.question, passage) or wrong_type(self.question, self._qtype.wh, text) or (
             off_sentence(self.question, text, passage) or elsewhere(self.question, text, passage)
-        ):
+        ) or unranked(self.question, text, passage):
             self.dropped.append(text)
             return None
         if is_name_of(passage.title, text) and normalize_answer(bare_title(passage.title)) != normalize_answer(text):
