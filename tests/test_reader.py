@@ -290,3 +290,26 @@ def test_a_superlative_question_is_not_answered_from_a_sentence_that_ranks_nothi
     assert not unranked("Which religion has the highest population in africa?", "Islam", by_id["Islam#0"])
     assert not unranked("When is the latest season of Lucifer?", "2021", by_id["Minor planet#0"])
     assert not unranked("Who invented the telephone?", "comets", by_id["Minor planet#0"])
+
+
+def test_a_year_the_question_names_must_be_in_the_answers_sentence_or_title(pipeline):
+    """The World Cup's lead names Spain as the 2026 champion: that does not answer the 2018 one."""
+    from ambigdemo.stages.reader import other_year
+
+    by_id = {p.id: p for p in pipeline.retriever.index.passages}
+    cup = by_id["FIFA World Cup#0"]
+    reading = pipeline.reader.read("Who won the 2018 FIFA World Cup?", [])
+    assert reading.take(cup, "Spain") is None and reading.dropped == ["Spain"]
+    assert pipeline.reader.read("Who won the 2026 FIFA World Cup?", []).take(cup, "Spain").text == "Spain"
+    assert not other_year("Who won the FIFA World Cup?", "Spain", cup)
+    assert not other_year("When did the Titanic sink in 1912?", "15 April 1912", by_id["Sinking of the Titanic#0"])
+
+
+def test_a_superlative_said_later_of_it_has_been_names_the_subject(pipeline):
+    """Burj Khalifa's lead: "It has been the tallest building in the world"; the model read the height."""
+    from ambigdemo.stages.reader import superlative_subject
+
+    burj = next(p for p in pipeline.retriever.index.passages if p.id == "Burj Khalifa#0")
+    question = "What is the tallest building in the world?"
+    assert superlative_subject(question, burj) == "Burj Khalifa"
+    assert pipeline.reader.read(question, []).take(burj, "829.8 m").text == "Burj Khalifa"

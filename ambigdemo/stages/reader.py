@@ -147,8 +147,8 @@ def superlative_subject(question: str, passage: Passage) -> str:
     """The passage's subject when the passage says that subject is what a superlative question asks for,
     in its first sentence ("Ganymede is a natural satellite of Jupiter and is the largest and most
     massive moon" for "What is the largest moon of Jupiter?") or later of "it" ("At 7,088 kilometers
-    long, it is the longest river in the world"), else "". The superlative and the question's next
-    content word must follow that verb, not an ordinal ("second-largest")."""
+    long, it is the longest river in the world", "It has been the tallest building in the world"), else "".
+    The superlative and the question's next content word must follow that verb, not an ordinal ("second-largest")."""
     q = question.lower()
     match = re.search(r"\b([a-z]+est|most \w+)\s+(?:\w+\s+){0,2}?(\w+)\b", q)
     subject = bare_title(passage.title)
@@ -159,7 +159,7 @@ def superlative_subject(question: str, passage: Passage) -> str:
     if not sentences or not normalize_answer(sentences[0]).startswith(normalize_answer(subject)):
         return ""
     for n, sentence in enumerate(s.lower() for s in sentences):
-        verb = r"\b(is|was|are|were)\b" if n == 0 else r"\bit (is|was)\b"  # later: "..., it is the longest river"
+        verb = r"\b(is|was|are|were)\b" if n == 0 else r"\bit (is|was|has been|remains)\b"  # "..., it is the longest river"
         at = re.search(rf"{verb}[^.;]*?(?<![-\w]){word}\b(?!-)", sentence)
         if not at or re.search(rf"\b{ORDINAL}[- ]{word}\b", sentence[: at.end()]):
             continue
@@ -273,6 +273,20 @@ def _other_place(phrase: str, place: str) -> bool:
     return bool(re.match(rf"(?:{DIRECTIONS}) {re.escape(place)}\b", phrase))
 
 
+YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+
+
+def other_year(question: str, answer: str, passage: Passage) -> bool:
+    """The question names a year ("Who won the 2018 FIFA World Cup?") that neither the passage's title nor
+    any sentence stating the answer does ("The reigning champion is Spain, who won ... the 2026 World Cup")."""
+    years = set(YEAR.findall(question))
+    if not years:
+        return False
+    about = normalize_answer(bare_title(passage.title)) == normalize_answer(answer)
+    said = [passage.title] + [s for s in split_sentences(passage.text) if about or mentions(s, answer)]
+    return not any(years & set(YEAR.findall(s)) for s in said)
+
+
 def off_sentence(question: str, answer: str, passage: Passage) -> bool:
     """No sentence of the passage that states the answer is about what the question asks: it names
     none of the question's proper nouns ("World War II") when the passage is about something else
@@ -380,7 +394,7 @@ class Reading:
             counted and not counts(text, counted, passage)
         ) or outranked(self.question, passage) or wrong_type(self.question, self._qtype.wh, text) or (
             off_sentence(self.question, text, passage) or elsewhere(self.question, text, passage)
-        ) or unranked(self.question, text, passage):
+        ) or unranked(self.question, text, passage) or other_year(self.question, text, passage):
             self.dropped.append(text)
             return None
         if is_name_of(passage.title, text) and normalize_answer(bare_title(passage.title)) != normalize_answer(text):
