@@ -313,3 +313,16 @@ def test_a_superlative_said_later_of_it_has_been_names_the_subject(pipeline):
     question = "What is the tallest building in the world?"
     assert superlative_subject(question, burj) == "Burj Khalifa"
     assert pipeline.reader.read(question, []).take(burj, "829.8 m").text == "Burj Khalifa"
+
+
+def test_a_measure_asked_for_wants_a_number(pipeline):
+    """The speed of light's lead says it is "denoted c": that symbol is not its speed."""
+    from ambigdemo.stages.reader import wrong_type
+
+    light = next(p for p in pipeline.retriever.index.passages if p.id == "Speed of light#0")
+    reading = pipeline.reader.read("What is the speed of light?", [])
+    assert reading.take(light, "c") is None and reading.dropped == ["c"]
+    assert reading.take(light, "299792458\xa0m⋅s−1").text == "299792458\xa0m⋅s−1"
+    assert not wrong_type("What is the population of Paris?", "what", "2.04 million")
+    assert not wrong_type("What is the population of Paris?", "what", "two million")
+    assert wrong_type("What is the height of Mount Everest?", "what", "Nepal")

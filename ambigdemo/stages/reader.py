@@ -198,6 +198,8 @@ QUANTITY_NOUNS = frozenset(
     "value percentage percent capacity score altitude elevation diameter radius volume density gdp salary budget "
     "point amount total record time duration frequency wavelength year date".split()
 )
+# Measures a "what is the X of Y" question asks a number for (as ``asked_noun`` gives them, 5 letters)
+MEASURES = frozenset(w[:5] for w in "population speed height length area distance depth weight mass diameter radius altitude elevation gdp".split())
 UNITS = frozenset(
     "km kilometre kilometres kilometer kilometers mi mile miles m metre metres meter meters ft foot feet in inch "
     "inches cm mm kg kilogram kilograms g gram grams lb lbs pound pounds ton tons tonnes tonne sq square km2 mi2 "
@@ -217,7 +219,10 @@ def quantity(answer: str) -> bool:
 def wrong_type(question: str, qtype_wh: str, answer: str) -> bool:
     """The answer is an amount but the question asks for a thing, place or person ("What is the longest
     river in Africa?" -> "2,574 km", read from a river's length): when, how many/long and questions
-    about an amount ("What is the population of ...") may be answered by one."""
+    about an amount ("What is the population of ...") may be answered by one. The other way round, "what
+    is the X of Y" for a measure X ("speed", "population") wants a number."""
+    if asked_noun(question) in MEASURES:
+        return not re.search(r"\d", numbers_as_digits(answer.lower()))  # "c" is the speed of light's symbol
     if qtype_wh not in ("what", "where", "who") or not quantity(answer):
         return False
     return not (content_words(question) & QUANTITY_NOUNS)
