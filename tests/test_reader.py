@@ -326,3 +326,11 @@ def test_a_measure_asked_for_wants_a_number(pipeline):
     assert not wrong_type("What is the population of Paris?", "what", "2.04 million")
     assert not wrong_type("What is the population of Paris?", "what", "two million")
     assert wrong_type("What is the height of Mount Everest?", "what", "Nepal")
+
+
+def test_a_length_may_be_given_without_the_word(pipeline):
+    """The Nile's lead gives its length as "7,088 kilometers (4,404 mi) long", never saying "length"."""
+    nile = next(p for p in pipeline.retriever.index.passages if p.id == "Nile#0")
+    reading = pipeline.reader.read("What is the length of the Nile?", [])
+    assert reading.take(nile, "7,088 kilometers").text == "7,088 kilometers"
+    assert reading.take(nile, "Mediterranean Sea") is None and reading.dropped == ["Mediterranean Sea"]  # not a number

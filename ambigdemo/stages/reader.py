@@ -245,9 +245,12 @@ def asked_place(question: str) -> str:
     return normalize_answer(head.group(3)) if head and head.group(2) == "of" else ""
 
 
+SAID_AS = {"lengt": ("long",)}  # a sentence may give a measure without naming it: "7,088 kilometers ... long"
+
+
 def names_noun(sentence: str, noun: str) -> bool:
-    """The (normalised) sentence names the asked noun, or what passages also call it."""
-    return noun in sentence or any(alias in sentence for alias in NOUN_ALIASES.get(noun, ()))
+    """The (normalised) sentence names the asked noun, what passages also call it, or gives it without its name."""
+    return noun in sentence or any(alias in sentence for alias in NOUN_ALIASES.get(noun, ()) + SAID_AS.get(noun, ()))
 
 
 def elsewhere(question: str, answer: str, passage: Passage) -> bool:
