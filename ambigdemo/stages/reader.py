@@ -169,6 +169,12 @@ def superlative_subject(question: str, passage: Passage) -> str:
     return ""
 
 
+def stating(answer: str, passage: Passage) -> list[str]:
+    """The passage's sentences that state the answer; all of them when the answer is the passage's subject."""
+    about = normalize_answer(bare_title(passage.title)) == normalize_answer(answer)
+    return [s for s in split_sentences(passage.text) if about or mentions(s, answer)]
+
+
 SUPERLATIVE = re.compile(r"\b([a-z]{2,}est|most|least)\b")
 # "-est" words that do not rank anything, or rank by date ("the latest season"), which a passage need not say
 NOT_RANKING = frozenset(
@@ -184,8 +190,7 @@ def unranked(question: str, answer: str, passage: Passage) -> bool:
     population"): which one is asked is :func:`outranked`'s and :func:`superlative_subject`'s to judge."""
     if not {w for w in _superlatives(question) if w.endswith("est")}:
         return False
-    about = normalize_answer(bare_title(passage.title)) == normalize_answer(answer)
-    sentences = [s for s in split_sentences(passage.text) if about or mentions(s, answer)]
+    sentences = stating(answer, passage)
     return bool(sentences) and not any(_superlatives(s) for s in sentences)
 
 
@@ -261,13 +266,12 @@ def elsewhere(question: str, answer: str, passage: Passage) -> bool:
     noun, place = asked_noun(question), asked_place(question)
     if not noun or not place:
         return False
-    about = normalize_answer(bare_title(passage.title)) == normalize_answer(answer)
     names = "|".join([rf"{noun}\w*", *NOUN_ALIASES.get(noun, ())])
     phrases = []
-    for sentence in split_sentences(passage.text):
-        flat = re.sub(r"\.(?=\S)|\.$", "", sentence.lower())
-        if not (about or mentions(sentence, answer)) or not names_noun(normalize_answer(sentence), noun):
+    for sentence in stating(answer, passage):
+        if not names_noun(normalize_answer(sentence), noun):
             continue
+        flat = re.sub(r"\.(?=\S)|\.$", "", sentence.lower())
         phrases += [m.group(1) for m in re.finditer(rf"\b(?:{names})(?: city)?(?: and (?:[\w-]+ ){{0,3}}?city)? of (?:the )?([^,;()]+)", flat)]
     return bool(phrases) and all(_other_place(normalize_answer(z), place) for z in phrases)
 
@@ -290,9 +294,7 @@ def other_year(question: str, answer: str, passage: Passage) -> bool:
     years = set(YEAR.findall(question))
     if not years:
         return False
-    about = normalize_answer(bare_title(passage.title)) == normalize_answer(answer)
-    said = [passage.title] + [s for s in split_sentences(passage.text) if about or mentions(s, answer)]
-    return not any(years & set(YEAR.findall(s)) for s in said)
+    return not any(years & set(YEAR.findall(s)) for s in [passage.title, *stating(answer, passage)])
 
 
 def off_sentence(question: str, answer: str, passage: Passage) -> bool:

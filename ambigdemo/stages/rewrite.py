@@ -2,7 +2,8 @@
 
 The edit words come from the answer's own evidence sentence, so a rewrite is grounded: first a
 modifier that the evidence puts before a question word ("capital" -> "constitutional capital"),
-or the name the evidence gives what is asked ("capital" -> "seat of government"), else a qualifier phrase from the evidence ("in 1945", "in Europe"), else the passage's title.
+or the name the evidence gives what is asked ("capital" -> "seat of government"), else a qualifier
+phrase from the evidence ("in 1945", "in Europe"), else the passage's title.
 A generator may propose a rewrite first; it is shown only if it passes :func:`check_rewrite`.
 """
 
