@@ -85,10 +85,20 @@ def app_url(pipeline, tmp_path_factory):
         yield url
 
 
+def require_or_skip(reason: str) -> None:
+    """A missing system tool fails the test in CI (``.ci/run`` installs it) and skips it elsewhere."""
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def browser():
     """Headless Chromium from Debian (/usr/bin/chromium) through Playwright's sync API."""
     from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        require_or_skip(f"the browser tests need {CHROMIUM}: apt-get install chromium (see .ci/run)")
 
     with sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -84,18 +84,18 @@ def test_killed_build_resumes_and_equals_an_uninterrupted_one(tsv, reference, pr
     out = tmp_path / "index"
     proc = subprocess.Popen(command(tsv, out, preset, "--workers", "1"), cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
-    first_shard = out / ".work" / "vectors-00000.npy"
-    deadline = time.monotonic() + 300
-    while not first_shard.exists():
-        assert proc.poll() is None, "the build ended before it could be interrupted"
-        assert time.monotonic() < deadline, "no shard was saved within 300 s"
+    done, frozen = freeze_actor_after_a_shard(proc, out / "attempts.log")
+    saved_names = [f"vectors-{int(n):05d}.npy" for n in sorted(done)]
+    deadline = time.monotonic() + 120
+    while not all((out / ".work" / name).exists() for name in saved_names):  # the driver saves what was done
+        assert time.monotonic() < deadline, f"shards {sorted(done)} were embedded but not saved within 120 s"
         time.sleep(0.02)
-    os.killpg(proc.pid, signal.SIGKILL)  # the driver and the local Ray it started
+    os.killpg(proc.pid, signal.SIGKILL)  # the driver and the local Ray it started, the frozen actor too
     assert proc.wait(timeout=30) == -signal.SIGKILL
     assert not (out / MANIFEST).exists()  # killed mid-build: no index yet
     assert not (out / VECTORS).exists()
     saved = sorted(p.name for p in (out / ".work").glob("vectors-*.npy") if ".tmp" not in p.name)
-    assert saved and len(saved) < 3, saved
+    assert saved == saved_names and frozen not in done, (saved, frozen)
 
     rerun = subprocess.run(command(tsv, out, preset), cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
@@ -103,7 +103,7 @@ def test_killed_build_resumes_and_equals_an_uninterrupted_one(tsv, reference, pr
     assert f"index ready: 1500 passages in {out} (3 shards, {3 - len(saved)} embedded now, {len(saved)} kept" in rerun.stdout
     assert not (out / ".work").exists()
     started = [line.split()[1] for line in (out / "attempts.log").read_text().splitlines() if line.startswith("started")]
-    assert not {f"{n}" for n in range(len(saved))} & set(started[-(3 - len(saved)):])  # saved shards were not redone
+    assert not done & set(started[-(3 - len(saved)):])  # saved shards were not redone
 
     assert (out / PASSAGES).read_bytes() == (reference / PASSAGES).read_bytes()
     np.testing.assert_allclose(vectors(out), vectors(reference), atol=1e-5)
@@ -111,6 +111,32 @@ def test_killed_build_resumes_and_equals_an_uninterrupted_one(tsv, reference, pr
     assert len(index.passages) == N
     assert index.manifest["embedder"] == json.loads((preset.embedder / MANIFEST).read_text())["id"]
     assert index.manifest["source"].startswith("passages.tsv (")
+
+
+def freeze_actor_after_a_shard(proc: subprocess.Popen, attempts: Path) -> tuple[set[str], str]:
+    """Wait until the one embedding actor has finished a shard and started another, then SIGSTOP it
+    mid-shard: which shards are done can no longer change, whatever the speed of the machine.
+    Returns the done shards and the frozen one."""
+    deadline = time.monotonic() + 300
+    while True:
+        assert proc.poll() is None, "the build ended before it could be interrupted"
+        assert time.monotonic() < deadline, "no actor finished a shard and started another within 300 s"
+        done, busy = shard_events(attempts)
+        if done and busy:
+            shard, pid = busy[-1]
+            os.kill(pid, signal.SIGSTOP)
+            if shard not in shard_events(attempts)[0]:
+                return done, shard
+            os.kill(pid, signal.SIGCONT)  # it finished the shard before it stopped: try the next one
+        time.sleep(0.02)
+
+
+def shard_events(attempts: Path) -> tuple[set[str], list[tuple[str, int]]]:
+    """From the complete lines of ``attempts.log``: the done shards, and (shard, pid) of those started, not done."""
+    text = attempts.read_text() if attempts.exists() else ""
+    lines = [line.split() for line in text[: text.rfind("\n") + 1].splitlines()]
+    done = {shard for event, shard, *_ in lines if event == "done"}
+    return done, [(shard, int(pid)) for event, shard, _, pid in lines if event == "started" and shard not in done]
 
 
 @pytest.mark.parametrize(
