@@ -38,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.desktop:
         os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     from ambigdemo.build.artifacts import build_embedded
+    from ambigdemo.build.steps import StepFailed
     from ambigdemo.config import Config
     from ambigdemo.pipeline import Pipeline
     from ambigdemo.runtimes.index import ArtifactError
@@ -55,9 +56,14 @@ def main(argv: list[str] | None = None) -> int:
         else:
             build_embedded(config.models_dir / "embedded")
         pipeline = Pipeline.load(config)
-    except ArtifactError as exc:
+    except (ArtifactError, StepFailed) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if os.environ.get("SPACE_ID") and config.preset == "embedded" and config.space_preset != "embedded":
+        from ambigdemo.space import LivePipeline, Upgrade, space_models_dir
+
+        pipeline = LivePipeline(pipeline)
+        Upgrade(pipeline, config, space_models_dir(config), config.space_preset).start()
     from ambigdemo.judging.systems import SpecError
 
     try:

@@ -28,6 +28,7 @@ class Config:
     """Knobs of one running app; ``Config.from_env()`` reads ``AMBIGDEMO_*`` overrides."""
 
     preset: str = "embedded"
+    space_preset: str = "wikipedia"  # on a Space (SPACE_ID set): fetched in the background and switched to; "embedded": none
     models_dir: Path = ROOT / "models"
     data_dir: Path = field(default_factory=_default_data_dir)
     index_dir: Path | None = None
@@ -57,6 +58,7 @@ class Config:
         env = os.environ
         base = cls(
             preset=env.get("AMBIGDEMO_PRESET", cls.preset),
+            space_preset=env.get("AMBIGDEMO_SPACE_PRESET", cls.space_preset),
             models_dir=Path(env.get("AMBIGDEMO_MODELS_DIR", str(ROOT / "models"))),
             index_dir=Path(env["AMBIGDEMO_INDEX_DIR"]) if env.get("AMBIGDEMO_INDEX_DIR") else None,
             rewriter_dir=Path(env["AMBIGDEMO_REWRITER"]) if env.get("AMBIGDEMO_REWRITER") else None,

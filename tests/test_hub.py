@@ -727,3 +727,72 @@ def test_the_wikipedia_preset_is_pinned_to_txtai_wikipedia():
     assert (index.repo_id, [f.remote for f in index.files]) == ("NeuML/txtai-wikipedia", ["config.json", "documents", "embeddings"])
     assert WIKIPEDIA.component("embedder").embedder == EmbedderSpec(pooling="mean", query_prefix="query: ", passage_prefix="passage: ", max_length=512)
     assert WIKIPEDIA.component("generator") is STANDARD.component("generator")
+
+
+# --- a Space: embedded first, wikipedia once downloaded, embedded with a notice when it cannot be -----
+
+
+def _space_preset(passages: Path) -> Preset:
+    from ambigdemo.build.presets import WIKIPEDIA
+
+    return replace(WIKIPEDIA, components=(WIKIPEDIA.component("embedder"), make_preset(passages).component("generator"),
+                                          WIKIPEDIA.component("index")))
+
+
+def test_a_space_answers_from_embedded_first_then_switches_to_wikipedia(wikipedia_repos, passages, models_dir, monkeypatch):
+    from ambigdemo.pipeline import Pipeline
+    from ambigdemo.runtimes.index import SqlitePassages
+    from ambigdemo.space import LivePipeline, Upgrade
+    from ambigdemo.ui.app import build_app
+
+    monkeypatch.setitem(PRESETS, "wikipedia", _space_preset(passages))
+    config = Config(models_dir=models_dir, use_generator=False, data_dir=models_dir.parent / "data")
+    live = LivePipeline(Pipeline.load(config))
+    server = FakeHub(wikipedia_repos)
+    try:
+        upgrade = Upgrade(live, config, models_dir, endpoint=server.url, available_gb=64.0)
+        assert "downloads in the background" in live.status and live.current.config.preset == "embedded"
+        demo = build_app(live, config)
+        shown = [c for c in demo.config["components"] if c.get("props", {}).get("elem_id") == "preset-status"]
+        assert shown and "downloads in the background" in shown[0]["props"]["value"]
+        before = live.ask("Who painted the Mona Lisa?")
+        embedded_ids = {p.id for p in live.retriever.index.passages}
+        assert not isinstance(live.retriever.index.passages, SqlitePassages) and before.passages
+        assert {p.id for p in before.passages} <= embedded_ids
+        upgrade.start()
+        upgrade.join(timeout=600)
+    finally:
+        server.close()
+    assert not upgrade.is_alive()
+    assert live.current.config.preset == "wikipedia", live.status
+    assert live.status.startswith("Answering from the `wikipedia` preset")
+    assert isinstance(live.retriever.index.passages, SqlitePassages)
+    after = live.ask("Who painted the Mona Lisa?")
+    assert any("Leonardo" in i.answer for i in after.interpretations), after.interpretations
+    assert (models_dir / "wikipedia" / "index" / MANIFEST).is_file()  # kept: a restart finds it verified
+
+
+def test_a_space_stays_on_embedded_with_a_notice_when_the_hub_is_unreachable(passages, models_dir, monkeypatch):
+    import socket
+
+    from ambigdemo.pipeline import Pipeline
+    from ambigdemo.space import LivePipeline, Upgrade
+
+    monkeypatch.setitem(PRESETS, "wikipedia", _space_preset(passages))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{s.getsockname()[1]}"
+    config = Config(models_dir=models_dir, use_generator=False)
+    embedded = Pipeline.load(config)
+    live = LivePipeline(embedded)
+    upgrade = Upgrade(live, config, models_dir, endpoint=closed, available_gb=64.0)
+    upgrade.run()
+    assert live.current is embedded
+    assert live.status.startswith("Answering from the embedded corpus (10,033 Wikipedia article leads): the `wikipedia` "
+                                  "preset could not be used (preset 'wikipedia' could not be downloaded (hub unreachable")
+    assert "\n" not in live.status
+
+    short = LivePipeline(embedded)
+    Upgrade(short, config, models_dir, endpoint=closed, available_gb=3.2).run()
+    assert short.current is embedded
+    assert short.status.endswith("the `wikipedia` preset needs about 7 GB of free memory, this machine has 3.2 GB.")

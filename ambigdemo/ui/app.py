@@ -12,10 +12,12 @@ from ambigdemo.pipeline import Pipeline
 from ambigdemo.judging.arena import Arena
 from ambigdemo.judging.store import open_store
 from ambigdemo.judging.study import Study
+from ambigdemo.space import LivePipeline
 from ambigdemo.ui import ask, compare, contrast, leaderboard, render
 from ambigdemo.ui.workers import Workers
 
 TITLE = "ambigdemo: ambiguous question answering"
+STATUS_REFRESH_S = 20
 INTRO = (
     "Ask a question that may have more than one right answer. ambigdemo retrieves Wikipedia passages, "
     "finds every distinct answer, rewrites the question once per answer (added words in green, removed "
@@ -34,6 +36,11 @@ def build_app(pipeline: Pipeline, config: Config) -> gr.Blocks:
     arena = Arena.from_study(pipeline, Study.load(config.study, config.studies_dir), config.data_dir) if config.study else None
     with gr.Blocks(title=TITLE, delete_cache=(leaderboard.EXPORT_TTL_S, leaderboard.EXPORT_TTL_S)) as demo:
         gr.Markdown(f"## {TITLE}\n{INTRO}")
+        if isinstance(pipeline, LivePipeline):  # a Space: which corpus answers, while a better one downloads
+            status = gr.Markdown(render.escape(pipeline.status), elem_id="preset-status")
+            refresh = lambda: render.escape(pipeline.status)  # noqa: E731
+            demo.load(refresh, outputs=status, queue=False)
+            gr.Timer(STATUS_REFRESH_S).tick(refresh, outputs=status, queue=False)
         with gr.Tabs():
             with gr.Tab("Ask", id="ask"):
                 ask.build(pipeline, workers)
