@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 
 import pytest
+from conftest import ROOT
 
 TIMEOUT_MS = 120_000
 
@@ -181,3 +184,24 @@ def test_contrast_view_puts_a_minimal_edit_beside_its_question(page, artifacts_d
         "() => document.querySelector('[data-testid=verdict]')?.dataset.changed === 'false'", timeout=TIMEOUT_MS
     )
     assert "Same answer" in page.locator("[data-testid=verdict]").inner_text()
+
+
+SCREENSHOT_QUESTION = "What is the capital of South Africa?"
+
+
+def test_two_readings_screenshot(page, artifacts_dir):
+    """The README's screenshot: an ambiguous question answered with two readings, their rewrites and a cited
+    paragraph, as Chromium shows it. ``AMBIGDEMO_UPDATE_SCREENSHOT=1`` writes it to docs/images/."""
+    ask(page, SCREENSHOT_QUESTION)
+    cards = page.locator("[data-testid=interpretation]")
+    cards.first.wait_for(timeout=TIMEOUT_MS)
+    page.locator("[data-testid=paragraph]").wait_for(timeout=TIMEOUT_MS)
+    page.locator("[data-testid=paragraph] .ad-writing").wait_for(state="detached", timeout=TIMEOUT_MS)
+    assert cards.count() >= 2, page.locator("#cards").inner_text()
+    assert page.locator("#cards ins").count() >= 2, "each reading shows its edit"
+    shot = artifacts_dir / "ask-two-readings.png"
+    page.screenshot(path=str(shot), full_page=False)
+    if os.environ.get("AMBIGDEMO_UPDATE_SCREENSHOT"):
+        target = ROOT / "docs" / "images" / "ask-two-readings.png"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, target)
