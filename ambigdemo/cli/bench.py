@@ -23,6 +23,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="RSS of answers spread over 20 threads vs pinned to the app's worker threads, side by side")
     p.add_argument("--repeats", type=int, default=2, help="--threads: runs of each mode (default 2)")
     p.add_argument("--everyday", action="store_true", help="answer assets/everyday.json with the configured preset and reader")
+    p.add_argument("--readings", nargs="*", metavar="SET",
+                   help="readings sets (default: assets/readings-dev.json and readings-test.json) through the LLM "
+                        "reader and the heuristic, side by side; --out writes the report")
+    p.add_argument("--out", help="--readings: folder for metrics.json and metrics.md")
     p.add_argument("--index", action="store_true",
                    help="Ray build throughput (1 vs 2 workers) and flat/IVF-PQ/HNSW recall, memory, latency")
     p.add_argument("--vectors", type=int, default=1_000_000, help="--index: vectors searched (default 1M)")
@@ -55,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
         from ambigdemo.bench_index import run as run_index
 
         report = run_index(args.vectors, args.queries, args.build_passages, args.cold_runs)
+    elif args.readings is not None:
+        return _readings(args)
     elif args.everyday:
         from ambigdemo.bench import everyday
 
@@ -76,6 +82,27 @@ def run(args: argparse.Namespace) -> int:
 
         report = run_bench(args.n, args.cold_runs, compare=not args.no_compare)
     print(json.dumps(report, indent=2) if args.json else _table(report))
+    return 0
+
+
+def _readings(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ambigdemo.config import ROOT, Config
+    from ambigdemo.evaluation import readings
+    from ambigdemo.files import replace_text
+    from ambigdemo.pipeline import Pipeline
+
+    paths = [Path(p) for p in args.readings] or [ROOT / "assets" / f"readings-{name}.json" for name in ("dev", "test")]
+    sets = {p.stem.removeprefix("readings-"): p for p in paths}
+    report = readings.run(Pipeline.load(Config.from_env()), sets)
+    text = readings.markdown(report)
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        replace_text(out / "metrics.json", json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        replace_text(out / "metrics.md", text + "\n")
+    print(json.dumps(report["summary"], indent=2) if args.json else text)
     return 0
 
 
