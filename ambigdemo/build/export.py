@@ -153,7 +153,9 @@ def export_generator(
     ``step(name)`` wraps the export and the quantization (:meth:`~ambigdemo.build.steps.Steps.step`)."""
     from optimum.exporters.onnx import main_export
     from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
 
+    hf_logging.disable_progress_bar()  # the step's own line stands for the library's bars (GGUF tensors, shards)
     src, out = Path(src), Path(out)
     with step("reader: export to ONNX"), tempfile.TemporaryDirectory() as tmp:
         hf_dir = Path(tmp) / "hf"
