@@ -16,7 +16,7 @@ from ambigdemo.text import mentions, normalize_answer
 from ambigdemo.types import Passage
 
 EVERYDAY = json.loads((ROOT / "assets" / "everyday.json").read_text(encoding="utf-8"))
-# Measured with the embedded 0.5B reader (README "The reader"): 21 of the 25 right; the 1.5B preset: 23.
+# Measured with the embedded 0.5B reader (docs/reader.md): 21 of the 25 right; the 1.5B preset: 23.
 EVERYDAY_FLOOR = 19
 
 
