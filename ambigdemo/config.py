@@ -39,7 +39,7 @@ class Config:
     use_generator: bool = True
     reader: str = "llm"
     # The LLM reader's passage gate: on AmbigNQ train no gate that reads as few passages does better
-    # (`tune --gate`, docs/results/tune/gate-embedded-200-60-0.json; README "The reader")
+    # (`tune --gate`, docs/results/tune/gate-embedded-200-60-0.json; docs/reader.md)
     reader_relevance: float = 0.9
     reader_min_score: float = 0.45
     reader_passages: int = 4
