@@ -99,9 +99,11 @@ def test_killed_build_resumes_and_equals_an_uninterrupted_one(tsv, reference, pr
 
     args = command(tsv, out, preset)
     args[args.index("--shard-rows") + 1] = str(KILLED_SHARD_ROWS)
-    rerun = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    rerun = subprocess.run(args, cwd=ROOT, env={**os.environ, "AMBIGDEMO_MODELS_DIR": str(tmp_path / "models")},
+                           capture_output=True, text=True, timeout=600)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
-    assert f"resuming: {len(saved)} of {shards} shards already embedded" in rerun.stderr
+    assert f"resuming: {len(saved)} of {shards} shards already embedded" in rerun.stdout
+    assert_quiet(rerun, tmp_path / "models" / "build.log")
     kept = f"({shards} shards, {shards - len(saved)} embedded now, {len(saved)} kept"
     assert f"index ready: {N} passages in {out} {kept}" in rerun.stdout
     assert not (out / ".work").exists()
@@ -166,6 +168,17 @@ def test_malformed_input_names_file_and_line(tmp_path, preset, capsys, name, con
     err = capsys.readouterr().err
     assert expected in err and str(path) in err
     assert not out.exists()
+
+
+def assert_quiet(run: subprocess.CompletedProcess, log: Path) -> None:
+    """On the terminal a line as each step starts and ends, and the bars; what Ray says is in the log."""
+    steps = [line for line in run.stdout.splitlines() if line.endswith(" ...")]
+    assert [line.split()[0] for line in steps] == ["split", "embed", "merge"], run.stdout
+    assert len(run.stdout.splitlines()) == 2 * len(steps) + 4, run.stdout  # the header, resuming, ready and how to use it
+    bars = [part for part in run.stderr.replace("\r", "\n").splitlines() if part.strip()]
+    assert all(part.startswith(("embed shards:", "merge shards:")) for part in bars), run.stderr[-3000:]
+    said = log.read_text(encoding="utf-8")
+    assert "Started a local Ray instance" in said  # Ray's own lines; its workers' are in Ray's session logs
 
 
 def test_ask_answers_from_the_custom_index(reference):

@@ -448,9 +448,12 @@ def test_cli_download_builds_the_index(passages, hub, models_dir, monkeypatch, c
     monkeypatch.setitem(PRESETS, "standard", make_preset(passages))
     args = ["download", "standard", "--endpoint", hub.url, "--models-dir", str(models_dir)]
     assert main(args) == 0  # with progress: the steps are printed, the bars go to stderr
-    out = capsys.readouterr().out
-    assert f"index: embedding {len(passages.read_text().splitlines())} passages from passages.jsonl" in out
-    assert "preset 'standard' ready in" in out
+    out = capsys.readouterr().out.splitlines()
+    embed = f"index: embed {len(passages.read_text().splitlines())} passages from passages.jsonl"
+    assert len(out) == 7 and out[-1].startswith("preset 'standard' ready in"), out  # a line as each step starts and ends
+    for prefix, start, end in zip(["embedder: download ", "generator: download ", embed], out[0:6:2], out[1:6:2]):
+        assert start.startswith(prefix) and start.endswith(" ...") and end.startswith(f"{start[:-4]}: done in "), out
+    assert "standard" in (models_dir / "build.log").read_text(encoding="utf-8")  # what the libraries said
     check_preset(make_preset(passages), models_dir)
 
     bad = tmp_path / "bad.jsonl"
@@ -567,7 +570,7 @@ def test_cli_exit_codes(tmp_path):
     assert len(lines) == 1
     assert lines[0].startswith("preset 'standard' could not be downloaded (hub unreachable: cannot connect to")
     assert lines[0].endswith("Retry with network: python -m ambigdemo download standard")
-    assert not any(tmp_path.iterdir())  # nothing half-written
+    assert [p.name for p in tmp_path.iterdir()] == ["build.log"]  # nothing half-written, the failure logged
 
     offline = subprocess.run(cmd, cwd=ROOT, env={**env, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True, timeout=120)
     assert offline.returncode == 3 and "offline mode is on" in offline.stderr

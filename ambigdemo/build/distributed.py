@@ -22,8 +22,10 @@ for any Ray Data file source.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Iterator
@@ -32,6 +34,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ambigdemo.build.indexing import passage_text
+from ambigdemo.build.steps import Step
 from ambigdemo.corpus import read_passages
 from ambigdemo.files import replace_text
 from ambigdemo.runtimes.index import sha256, write_index
@@ -162,7 +165,6 @@ class ShardEmbedder:
         line = f"{event} {number} {self.where}\n"
         with open(self.attempts, "a", encoding="utf-8") as fh:
             fh.write(line)
-        print(line.strip(), flush=True)
 
     def __call__(self, batch: dict) -> dict:
         import pyarrow.parquet as pq
@@ -185,15 +187,16 @@ def embed_shards(
     plan: Plan, work: Path, embedder_dir: Path, workers: int, address: str | None, progress: bool = True
 ) -> int:
     """Embed the shards of ``plan`` without saved vectors on Ray; returns how many it embedded."""
-    os.environ.setdefault("RAY_DEDUP_LOGS", "0")  # each actor's shard lines as they happen (read when ray loads)
     import ray
+    import ray.data
 
+    _ray_logs_to_root()
     pending = [n for n in range(len(plan.shards)) if not _saved(work, n, plan.shards[n])]
     if not pending:
         return 0
     started_here = not ray.is_initialized()
     if started_here:
-        ray.init(address=address, include_dashboard=False, log_to_driver=True, configure_logging=False,
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False,
                  **({} if address else {"num_cpus": max(workers, 1)}))
     try:
         ctx = ray.data.DataContext.get_current()
@@ -223,6 +226,16 @@ def embed_shards(
     finally:
         if started_here:
             ray.shutdown()
+
+
+def _ray_logs_to_root() -> None:
+    """Ray's and Ray Data's console handlers write to the terminal; hand their records to the root
+    logger instead (the build log during a :class:`~ambigdemo.build.steps.Steps` step)."""
+    for name in ("ray", "ray.data"):
+        logger = logging.getLogger(name)
+        for handler in [h for h in logger.handlers if isinstance(h, logging.StreamHandler) and not isinstance(h, logging.FileHandler)]:
+            logger.removeHandler(handler)
+        logger.propagate = True
 
 
 def save_vectors(path: Path, vectors: np.ndarray) -> None:
@@ -261,21 +274,28 @@ def merge(plan: Plan, work: Path, out: Path, index_type: str = "flat", progress:
 def build_index_distributed(
     source: Path, out: Path, embedder_dir: Path, embedder_id: str, *, workers: int = 2, address: str | None = None,
     shard_rows: int = SHARD_ROWS, index_type: str = "flat", progress: bool = True, say: Callable[[str], None] = print,
+    step: Step = nullcontext,
 ) -> BuildReport:
-    """Split, embed on Ray, merge; rerun the same call to resume after a kill (``say`` tells how far it got)."""
+    """Split, embed on Ray, merge, each inside ``step(name)``; rerun the same call to resume after a kill
+    (``say`` tells how far it got)."""
     out = Path(out)
     work = out / WORK
     fresh = not out.exists()
-    try:
-        plan = plan_shards(source, work, embedder_id, shard_rows)
-    except ValueError:
-        if fresh:
-            shutil.rmtree(out, ignore_errors=True)
-        raise
-    resumed = sum(_saved(work, n, rows) for n, rows in enumerate(plan.shards))
+    with step(f"split {Path(source).name} into shards of {shard_rows} passages"):
+        try:
+            plan = plan_shards(source, work, embedder_id, shard_rows)
+        except ValueError:
+            if fresh:
+                shutil.rmtree(out, ignore_errors=True)
+            raise
+    saved = [n for n, rows in enumerate(plan.shards) if _saved(work, n, rows)]
+    resumed = len(saved)
     if resumed:
         say(f"resuming: {resumed} of {len(plan.shards)} shards already embedded in {work}")
-    embedded = embed_shards(plan, work, embedder_dir, workers, address, progress)
-    count = merge(plan, work, out, index_type, progress)
+    left = plan.rows - sum(plan.shards[n] for n in saved)
+    with step(f"embed {left} passages in {len(plan.shards) - resumed} shards on Ray"):
+        embedded = embed_shards(plan, work, embedder_dir, workers, address, progress)
+    with step(f"merge {len(plan.shards)} shards into one {index_type} index"):
+        count = merge(plan, work, out, index_type, progress)
     shutil.rmtree(work, ignore_errors=True)
     return BuildReport(out, count, len(plan.shards), resumed, embedded)

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
 
+from ambigdemo.build.steps import Step
 from ambigdemo.runtimes.index import write_manifest
 from ambigdemo.runtimes.specs import EmbedderSpec, GeneratorSpec
 
-Step = Callable[[str], AbstractContextManager]  # a named step of a long build (``Steps.step``)
 CHATML_START = "<|im_start|>"
 CHATML_END = "<|im_end|>"
 

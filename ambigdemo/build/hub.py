@@ -26,14 +26,17 @@ The endpoint is the ``endpoint`` argument, else ``HF_ENDPOINT``, else https://hu
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import shutil
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ambigdemo.build.artifacts import PresetPaths
+from ambigdemo.build.steps import Steps
 from ambigdemo.build.presets import COMPONENTS, Component, Preset, RemoteFile, get_preset
 from ambigdemo.runtimes.index import MANIFEST, ArtifactError, passage_count, sha256, verify_manifest, write_manifest
 
@@ -108,13 +111,15 @@ def preset_state(preset: Preset | str, models_dir: Path) -> str:
 
 
 def download(
-    preset: Preset | str, models_dir: Path, endpoint: str | None = None, progress: bool = True
+    preset: Preset | str, models_dir: Path, endpoint: str | None = None, progress: bool = True, steps: Steps | None = None
 ) -> PresetPaths:
     """Fetch and verify every component of a hub preset; returns its :class:`PresetPaths`.
 
     Raises :class:`HubUnavailable` (one line) when the hub cannot be reached, :class:`ChecksumError`
     when a file is corrupt (the file is deleted first), :class:`ArtifactError` when the pinned repo
-    lacks a file the preset names.
+    lacks a file the preset names. With ``steps``, each component's download and the index build is
+    an announced :class:`~ambigdemo.build.steps.Steps` step (the libraries' output in its log), and
+    those errors arrive as the ``__cause__`` of its :class:`~ambigdemo.build.steps.StepFailed`.
     """
     preset = get_preset(preset) if isinstance(preset, str) else preset
     if preset.origin != "hub":
@@ -122,9 +127,10 @@ def download(
     url = resolve_endpoint(endpoint)
     retry = retry_command(preset.name, endpoint)
     root = Path(models_dir) / preset.name
-    say = print if progress else _quiet
+    say = steps.say if steps else print if progress else _quiet
+    step = steps.step if steps else nullcontext
 
-    from huggingface_hub import HfApi, snapshot_download
+    from huggingface_hub import HfApi
     from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
 
     api = HfApi(endpoint=url)
@@ -137,47 +143,54 @@ def download(
             if _up_to_date(folder, component):
                 say(f"{component.name}: ok ({folder})")
                 continue
-            if offline_mode():
-                raise HubUnavailable(preset.name, "offline mode is on: HF_HUB_OFFLINE=1", retry)
-            guard = _Guard(preset.name, retry, url)
-            with guard:
-                info = api.repo_info(
-                    component.repo_id, repo_type=component.repo_type, revision=component.revision, files_metadata=True
-                )
-            expected = _expectations(component, info)
-            staging = root / STAGING / component.name
-            say(f"{component.name}: downloading {component.source} (commit {info.sha[:12]}) to {folder}")
-            with guard:
-                snapshot_download(
-                    component.repo_id,
-                    repo_type=component.repo_type,
-                    revision=info.sha,  # the commit the file list came from, even when the pin is a tag
-                    allow_patterns=component.allow_patterns,
-                    local_dir=staging,
-                    endpoint=url,
-                    max_workers=4,
-                )
-            _install(preset, component, info.sha, staging, folder, expected, retry)
-            shutil.rmtree(staging, ignore_errors=True)
-            say(f"{component.name}: ok ({folder})")
+            with step(f"{component.name}: download {component.source}"):
+                _fetch(api, preset, component, root, url, retry)
     finally:
         if not progress and not bars_were_off:
             enable_progress_bars()
     _remove_empty(root / STAGING)
     if preset.index_passages is not None:
-        build_preset_index(preset, PresetPaths(root), progress)
+        build_preset_index(preset, PresetPaths(root), progress, steps)
     return check_preset(preset, models_dir)
 
 
-def build_preset_index(preset: Preset, paths: PresetPaths, progress: bool = True) -> None:
-    """Embed ``preset.index_passages`` with the preset's embedder into ``paths.index``, unless already done.
+def _fetch(api: Any, preset: Preset, component: Component, root: Path, url: str, retry: str) -> None:
+    """One component: its pinned commit's file list, the files into a staging folder, then checked and installed."""
+    from huggingface_hub import snapshot_download
+
+    folder = root / component.name
+    if offline_mode():
+        raise HubUnavailable(preset.name, "offline mode is on: HF_HUB_OFFLINE=1", retry)
+    guard = _Guard(preset.name, retry, url)
+    with guard:
+        info = api.repo_info(component.repo_id, repo_type=component.repo_type, revision=component.revision, files_metadata=True)
+    expected = _expectations(component, info)
+    staging = root / STAGING / component.name
+    logging.getLogger(__name__).info("%s: %s at commit %s to %s", component.name, component.source, info.sha, folder)
+    with guard:
+        snapshot_download(
+            component.repo_id,
+            repo_type=component.repo_type,
+            revision=info.sha,  # the commit the file list came from, even when the pin is a tag
+            allow_patterns=component.allow_patterns,
+            local_dir=staging,
+            endpoint=url,
+            max_workers=4,
+        )
+    _install(preset, component, info.sha, staging, folder, expected, retry)
+    shutil.rmtree(staging, ignore_errors=True)
+
+
+def build_preset_index(preset: Preset, paths: PresetPaths, progress: bool = True, steps: Steps | None = None) -> None:
+    """Embed ``preset.index_passages`` with the preset's embedder into ``paths.index``, unless already done
+    (a step of ``steps`` when given).
 
     A killed build resumes from its finished chunks; :class:`ArtifactError` when the passages cannot be read.
     """
     from ambigdemo.build.indexing import CHUNK, build_index, finished_chunks
     from ambigdemo.runtimes.onnx import OnnxEmbedder
 
-    say = print if progress else _quiet
+    say = steps.say if steps else print if progress else _quiet
     source, folder = preset.index_passages, paths.index
     try:
         label = source.label
@@ -190,9 +203,11 @@ def build_preset_index(preset: Preset, paths: PresetPaths, progress: bool = True
     (folder / MANIFEST).unlink(missing_ok=True)
     done = finished_chunks(folder, passages, preset.embedder_id)
     resuming = f", resuming: {done} of {-(-len(passages) // CHUNK)} chunks already embedded" if done else ""
-    say(f"index: embedding {len(passages)} passages from {label} with {preset.embedder_id} into {folder}{resuming}")
-    build_index(passages, OnnxEmbedder(paths.embedder), folder, preset.embedder_id, label, progress)
-    say(f"index: ok ({folder})")
+    name = f"index: embed {len(passages)} passages from {label} with {preset.embedder_id}{resuming}"
+    if steps is None:
+        say(name)
+    with steps.step(name) if steps else nullcontext():
+        build_index(passages, OnnxEmbedder(paths.embedder), folder, preset.embedder_id, label, progress)
 
 
 def offline_mode() -> bool:

@@ -14,9 +14,12 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+
+BUILD_LOG = "build.log"  # under the models folder: what the libraries said during builds and downloads
+Step = Callable[[str], AbstractContextManager]  # a named step of long work: ``Steps.step``, or ``nullcontext`` to run it plainly
 
 
 class StepFailed(RuntimeError):
@@ -60,6 +63,7 @@ def _into(log: Path, name: str) -> Iterator[None]:
     root = logging.getLogger()
     handler = logging.FileHandler(log, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    handler.setLevel(logging.INFO)  # a library's own DEBUG level (Ray Data's) stays out of the log
     old_level, old_stdout, old_stderr = root.level, sys.stdout, sys.stderr
     with open(log, "a", encoding="utf-8") as out:
         out.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {name}\n")

@@ -54,22 +54,25 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     from ambigdemo.build.distributed import build_index_distributed
+    from ambigdemo.build.steps import BUILD_LOG, StepFailed, Steps
 
+    steps = Steps(Config.from_env().models_dir / BUILD_LOG)
     embedder_id = embedder_identity(embedder_dir, manifest)
     where = f"the Ray cluster at {args.ray_address}" if args.ray_address else "a local Ray"
-    print(f"indexing {source} with {embedder_id} into {out} on {where}, {args.workers} workers", file=sys.stderr)
+    steps.say(f"indexing {source} with {embedder_id} into {out} on {where}, {args.workers} workers")
     try:
         report = build_index_distributed(
             source, out, embedder_dir, embedder_id, workers=args.workers, address=args.ray_address,
             shard_rows=args.shard_rows, index_type=args.index_type, progress=not args.no_progress,
-            say=lambda line: print(line, file=sys.stderr),
+            say=steps.say, step=steps.step,
         )
-    except (ValueError, UnicodeDecodeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except ConnectionError as exc:
-        print(f"error: cannot reach the Ray cluster at {args.ray_address} ({exc})", file=sys.stderr)
-        return 2
+    except StepFailed as exc:
+        cause = exc.__cause__
+        if isinstance(cause, ConnectionError):
+            print(f"error: cannot reach the Ray cluster at {args.ray_address} ({cause})", file=sys.stderr)
+        else:
+            print(f"error: {cause if isinstance(cause, ValueError) else exc}", file=sys.stderr)
+        return 2 if isinstance(cause, (ValueError, ConnectionError)) else 1
     print(f"index ready: {report.passages} passages in {out} ({report.shards} shards, {report.embedded} embedded now, "
           f"{report.resumed} kept from an earlier run; {args.index_type})")
     print(f"use it with: python app.py --index {out}   or   python -m ambigdemo ask QUESTION --index {out}")

@@ -1,10 +1,11 @@
 """``python -m ambigdemo download PRESET [--endpoint URL]``: fetch a hub preset at its pinned revisions.
 
-A preset whose index is built locally (``standard``) has it embedded right after the download,
-with a progress bar; an interrupted build resumes when the command runs again, offline.
+Each component's download, and the index of a preset that builds it locally (``standard``), is one
+announced step with its progress bar, the libraries' output in ``models/build.log``; an interrupted
+build resumes when the command runs again, offline.
 Exit 0 when the preset is complete and verified, 3 with one line on stderr when the hub cannot be
 reached (the app keeps using the embedded default), 2 when a file fails its checksum or the index
-passages cannot be read.
+passages cannot be read, 1 (naming the step and the log) on any other failure.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from ambigdemo.config import Config
     from ambigdemo.build.hub import ChecksumError, HubUnavailable, download, preset_state
     from ambigdemo.build.presets import PRESETS, get_preset
+    from ambigdemo.build.steps import BUILD_LOG, StepFailed, Steps
     from ambigdemo.runtimes.index import ArtifactError
 
     models_dir = Path(args.models_dir) if args.models_dir else Config.from_env().models_dir
@@ -46,14 +48,16 @@ def run(args: argparse.Namespace) -> int:
     if preset.origin != "hub":
         print(f"preset '{preset.name}' is built locally, not downloaded: run {preset.command}", file=sys.stderr)
         return 2
+    steps = Steps(models_dir / BUILD_LOG)
     try:
-        paths = download(preset, models_dir, endpoint=args.endpoint, progress=not args.no_progress)
-    except HubUnavailable as exc:
-        print(exc, file=sys.stderr)
-        return EXIT_UNREACHABLE
-    except (ChecksumError, ArtifactError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        paths = download(preset, models_dir, endpoint=args.endpoint, progress=not args.no_progress, steps=steps)
+    except (StepFailed, ArtifactError) as exc:
+        cause = exc.__cause__ if isinstance(exc, StepFailed) else exc
+        if isinstance(cause, HubUnavailable):
+            print(cause, file=sys.stderr)
+            return EXIT_UNREACHABLE
+        print(f"error: {cause if isinstance(cause, (ChecksumError, ArtifactError)) else exc}", file=sys.stderr)
+        return 2 if isinstance(cause, (ChecksumError, ArtifactError)) else 1
     print(
         f"preset '{preset.name}' ready in {paths.root}. Start the app with: python app.py --preset {preset.name} "
         "(it runs offline from here, HF_HUB_OFFLINE=1 is fine)"
