@@ -141,17 +141,17 @@ class Pipeline:
             finder=AnswerFinder(nlp, embedder if config.sentence_similarity else None, max_answers=config.max_answers),
             rewriter=Rewriter(nlp, rewrite_model),
             summarizer=Summarizer(generator if config.use_generator else None, config.max_new_tokens),
-            reader=cls._reader(config, generator),
+            reader=cls._reader(config, generator, nlp),
             followups=FollowUps(generator),
             notice=notice,
             load_ms=timer.laps,
         )
 
     @staticmethod
-    def _reader(config: Config, generator: OnnxChatGenerator | None) -> LlmReader | None:
+    def _reader(config: Config, generator: OnnxChatGenerator | None, nlp) -> LlmReader | None:
         if config.reader != "llm" or generator is None:
             return None
-        return LlmReader(generator, config.reader_relevance, config.reader_min_score, config.reader_passages)
+        return LlmReader(generator, config.reader_relevance, config.reader_min_score, config.reader_passages, nlp=nlp)
 
     @property
     def credit(self) -> str:
@@ -166,7 +166,7 @@ class Pipeline:
             summarizer = Summarizer(None)
         else:
             summarizer = self.summarizer if self.summarizer.generator is not None else Summarizer(generator, config.max_new_tokens)
-        reader = self._reader(config, generator)
+        reader = self._reader(config, generator, self.finder.nlp)
         if reader is not None and self.reader is not None:
             reader._prefix = self.reader._prefix
         return replace(self, config=config, summarizer=summarizer, reader=reader)

@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from ambigdemo.runtimes.onnx import ASSISTANT, END, Context, Generator, chatml_turn
 from ambigdemo.stages.answers import (
@@ -173,6 +174,39 @@ def stating(answer: str, passage: Passage) -> list[str]:
     """The passage's sentences that state the answer; all of them when the answer is the passage's subject."""
     about = normalize_answer(bare_title(passage.title)) == normalize_answer(answer)
     return [s for s in split_sentences(passage.text) if about or mentions(s, answer)]
+
+
+LIST_GAP = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))\s*")
+KINDRED = {"LANGUAGE": "NORP"}  # spaCy tags a language NORP or LANGUAGE by context ("Arabic and French")
+
+
+def listed_with(answer: str, passage: Passage, nlp) -> str:
+    """The answer with the names listed beside it, as the passage states it: "James Watson and Francis
+    Crick" for "James Watson", "Comorian, Arabic and French" for "Comorian". A list is a run of
+    entities of the answer's kind joined only by commas and a final "and" / "or", in a sentence that
+    states the answer; without one (or without ``nlp``) the answer itself."""
+    if nlp is None:
+        return answer
+    for sentence in stating(answer, passage):
+        ents = list(nlp(sentence).ents)
+        at = next((i for i, e in enumerate(ents) if mentions(e.text, answer)), None)
+        if at is None:
+            continue
+        kind = KINDRED.get(ents[at].label_, ents[at].label_)
+
+        def joined(i: int) -> bool:  # ents[i] and ents[i + 1] are neighbours in one list
+            return (KINDRED.get(ents[i + 1].label_, ents[i + 1].label_) == kind
+                    and LIST_GAP.fullmatch(sentence[ents[i].end_char : ents[i + 1].start_char]) is not None)
+
+        first, last = at, at
+        while first > 0 and joined(first - 1):
+            first -= 1
+        while last + 1 < len(ents) and joined(last):
+            last += 1
+        closing = sentence[ents[last - 1].end_char : ents[last].start_char] if last > first else ""
+        if re.search(r"\b(?:and|or)\b|&", closing):
+            return sentence[ents[first].start_char : ents[last].end_char]
+    return answer
 
 
 SUPERLATIVE = re.compile(r"\b([a-z]{2,}est|most|least)\b")
@@ -410,6 +444,8 @@ class Reading:
         if is_name_of(passage.title, text) and normalize_answer(bare_title(passage.title)) != normalize_answer(text):
             text = bare_title(passage.title)  # "Neil Alden Armstrong" is shown as his article names him
         text = surface(text, passage)
+        if not _superlatives(self.question):  # "the largest" is one, though the passage lists it with others
+            text = listed_with(text, passage, self.reader.nlp)
         key = normalize_answer(text)
         found = self.found
         same = next((i for i, a in enumerate(found) if same_answer(key, normalize_answer(a.text))), None)
@@ -447,6 +483,7 @@ class LlmReader:
     max_answers: int = 5
     max_answer_tokens: int = 16
     max_rewrite_tokens: int = 32
+    nlp: Any = None  # a spaCy pipeline with NER: an answer listed with others is shown with them (``listed_with``)
     _prefix: Context | None = field(default=None, repr=False)
 
     def prefix(self) -> Context:
