@@ -334,3 +334,30 @@ def test_a_length_may_be_given_without_the_word(pipeline):
     reading = pipeline.reader.read("What is the length of the Nile?", [])
     assert reading.take(nile, "7,088 kilometers").text == "7,088 kilometers"
     assert reading.take(nile, "Mediterranean Sea") is None and reading.dropped == ["Mediterranean Sea"]  # not a number
+
+
+@pytest.mark.parametrize(
+    "answer, text, shown",
+    [
+        ("Graham Chapman", "Monty Python were a British comedy troupe consisting of Graham Chapman, John Cleese, "
+         "Terry Gilliam, Eric Idle, Terry Jones and Michael Palin.",
+         "Graham Chapman, John Cleese, Terry Gilliam, Eric Idle, Terry Jones and Michael Palin"),
+        ("Comorian", "The official languages of Comoros are Comorian, Arabic and French.", "Comorian, Arabic and French"),
+        ("Pisa", "Galileo was born in Pisa, Italy, on 15 February 1564.", "Pisa"),  # a place and its country: no list
+        ("Nairobi", "Nairobi is the capital and largest city of Kenya.", "Nairobi"),
+    ],
+)
+def test_an_answer_listed_with_others_of_its_kind_is_shown_with_them(pipeline, answer, text, shown):
+    from ambigdemo.stages.reader import listed_with
+
+    assert listed_with(answer, Passage("x", "x", text), pipeline.finder.nlp) == shown
+
+
+def test_the_model_reply_naming_one_of_a_list_answers_with_the_list(pipeline):
+    """The Monty Python lead names the six in one list: a reply naming one is shown as all six; for a
+    superlative question ("the most famous member") the reply stays the one the model named."""
+    python = next(p for p in pipeline.retriever.index.passages if p.id == "Monty Python#0")
+    reading = pipeline.reader.read("Who were the members of Monty Python?", [])
+    assert reading.take(python, "John Cleese").text.startswith("Graham Chapman, John Cleese,")
+    reading = pipeline.reader.read("Who was the most famous member of Monty Python?", [])
+    assert reading.take(python, "John Cleese").text == "John Cleese"
