@@ -17,6 +17,7 @@ from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.runtimes.onnx import OnnxChatGenerator, OnnxEmbedder
 from ambigdemo.stages.answers import AnswerFinder
 from ambigdemo.stages.followup import FollowUps, Standalone
+from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader import LlmReader, MalformedOutput
 from ambigdemo.stages.retrieve import Retriever
 from ambigdemo.stages.rewrite import Rewriter, edit_of, ground
@@ -179,7 +180,8 @@ class Pipeline:
         result = Result(question=question)
         result.passages = self.retriever.search(question, self.config.top_k)
         timer.lap("retrieve")
-        reading = self.reader.read(question, result.passages) if self.reader else None
+        analysed = Question.of(question)
+        reading = self.reader.read(analysed, result.passages) if self.reader else None
         answers: list[Answer] = []
         if reading is not None:
             try:
@@ -193,12 +195,12 @@ class Pipeline:
             except MalformedOutput as exc:
                 log.warning("LLM reader output unreadable, answering with the heuristic reader: %s", exc)
                 reading, result.source = None, f"heuristic (the LLM's reply was unreadable: {exc})"
-                answers = self.finder.find(question, result.passages)
+                answers = self.finder.find(analysed, result.passages)
         else:
             result.source = "heuristic"
-            answers = self.finder.find(question, result.passages)
+            answers = self.finder.find(analysed, result.passages)
         timer.lap("answers")
-        result.interpretations = self.rewriter.rewrite(question, answers, propose=reading.propose_rewrite if reading else None)
+        result.interpretations = self.rewriter.rewrite(analysed, answers, propose=reading.propose_rewrite if reading else None)
         timer.lap("rewrite")
         first = result.timings_ms.get("first_interpretation", timer.total)
         result.timings_ms = dict(timer.laps, first_interpretation=first)

@@ -11,7 +11,9 @@ import json
 import pytest
 
 from ambigdemo.config import ROOT
-from ambigdemo.stages.reader import LlmReader, MalformedOutput, occurs_in, parse_reply, relevant
+from ambigdemo.stages.reader import LlmReader, MalformedOutput, relevant
+from ambigdemo.stages.reader.recall import parse_reply
+from ambigdemo.stages.reader.verify import occurs_in
 from ambigdemo.text import mentions, normalize_answer
 from ambigdemo.types import Passage
 
@@ -158,13 +160,14 @@ def test_gold_answers_are_rewritten_by_the_llm_from_their_passage(pipeline):
 
 
 def test_an_ordinal_superlative_does_not_answer_a_superlative_question(pipeline):
-    from ambigdemo.stages.reader import outranked
+    from ambigdemo.stages.question import Question
+    from ambigdemo.stages.reader.verify import outranked
 
     by_title = {p.title: p for p in pipeline.retriever.index.passages if p.id.endswith("#0")}
     atlantic, pacific = by_title["Atlantic Ocean"], by_title["Pacific Ocean"]
-    assert outranked("What is the largest ocean?", atlantic) and not outranked("What is the largest ocean?", pacific)
-    assert outranked("What is the largest moon of Jupiter?", by_title["Callisto (moon)"])
-    assert not outranked("Who discovered penicillin?", atlantic)
+    assert outranked(Question.of("What is the largest ocean?"), atlantic) and not outranked(Question.of("What is the largest ocean?"), pacific)
+    assert outranked(Question.of("What is the largest moon of Jupiter?"), by_title["Callisto (moon)"])
+    assert not outranked(Question.of("Who discovered penicillin?"), atlantic)
     reading = pipeline.reader.read("What is the largest ocean?", [])
     assert reading.take(atlantic, "Atlantic Ocean") is None and reading.dropped == ["Atlantic Ocean"]
 
@@ -177,15 +180,16 @@ def test_superlative_questions_get_the_passage_that_says_so(pipeline):
 def test_a_capital_called_the_seat_of_government_is_asked_for_by_that_name(pipeline):
     """La Paz's passage never calls it the capital of Bolivia, only "the seat of government": that is what
     it is read from, and what its rewrite asks for; Sucre's rewrite keeps its "constitutional" modifier."""
+    from ambigdemo.stages.question import Question
     from ambigdemo.stages.rewrite import _alias_rewrites
 
     by_id = {p.id: p for p in pipeline.retriever.index.passages}
     question = "What is the capital of Bolivia?"
     la_paz = pipeline.reader.read(question, []).take(by_id["La Paz#0"], "La Paz")
     assert la_paz is not None and la_paz.text == "La Paz"
-    assert _alias_rewrites(question, la_paz) == ["What is the seat of government of Bolivia?"]
+    assert _alias_rewrites(Question.of(question), la_paz) == ["What is the seat of government of Bolivia?"]
     sucre = pipeline.reader.read(question, []).take(by_id["Bolivia#1"], "Sucre")
-    assert _alias_rewrites(question, sucre) == []  # "The seat of government is La Paz, ... the constitutional capital is Sucre"
+    assert _alias_rewrites(Question.of(question), sucre) == []  # "The seat of government is La Paz, ... the constitutional capital is Sucre"
     readings = pipeline.rewriter.rewrite(question, [sucre, la_paz], propose=lambda a: question)
     assert [(i.question, i.answer, i.source) for i in readings] == [
         ("What is the constitutional capital of Bolivia?", "Sucre", "modifier"),
@@ -195,15 +199,16 @@ def test_a_capital_called_the_seat_of_government_is_asked_for_by_that_name(pipel
 
 def test_a_year_the_question_names_must_be_in_the_answers_sentence_or_title(pipeline):
     """The World Cup's lead names Spain as the 2026 champion: that does not answer the 2018 one."""
-    from ambigdemo.stages.reader import other_year
+    from ambigdemo.stages.question import Question
+    from ambigdemo.stages.reader.verify import other_year
 
     by_id = {p.id: p for p in pipeline.retriever.index.passages}
     cup = by_id["FIFA World Cup#0"]
     reading = pipeline.reader.read("Who won the 2018 FIFA World Cup?", [])
     assert reading.take(cup, "Spain") is None and reading.dropped == ["Spain"]
     assert pipeline.reader.read("Who won the 2026 FIFA World Cup?", []).take(cup, "Spain").text == "Spain"
-    assert not other_year("Who won the FIFA World Cup?", "Spain", cup)
-    assert not other_year("When did the Titanic sink in 1912?", "15 April 1912", by_id["Sinking of the Titanic#0"])
+    assert not other_year(Question.of("Who won the FIFA World Cup?"), "Spain", cup)
+    assert not other_year(Question.of("When did the Titanic sink in 1912?"), "15 April 1912", by_id["Sinking of the Titanic#0"])
 
 
 @pytest.mark.parametrize(
@@ -218,7 +223,7 @@ def test_a_year_the_question_names_must_be_in_the_answers_sentence_or_title(pipe
     ],
 )
 def test_an_answer_listed_with_others_of_its_kind_is_shown_with_them(pipeline, answer, text, shown):
-    from ambigdemo.stages.reader import listed_with
+    from ambigdemo.stages.reader.select import listed_with
 
     assert listed_with(answer, Passage("x", "x", text), pipeline.finder.nlp) == shown
 

@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from ambigdemo.stages.answers import AnswerFinder, cluster, content_words, question_type
+from ambigdemo.stages.answers import AnswerFinder, cluster
+from ambigdemo.stages.question import Question, content_words, question_type
 from ambigdemo.stages.retrieve import Retriever
 from ambigdemo.stages.rewrite import Rewriter, check_rewrite, edit_of, wh_word
 from ambigdemo.stages.summarize import (
@@ -79,6 +80,15 @@ def test_question_type_maps_wh_phrase_to_entity_labels(question, wh, label):
     qtype = question_type(question)
     assert qtype.wh == wh
     assert qtype.labels.get(label, 0) > 0
+
+
+def test_a_question_is_analysed_once_into_what_every_step_reads():
+    question = Question.of("Who won the 2018 FIFA World Cup, the largest tournament?")
+    assert question.asks_person and question.type == question_type(question.text)
+    assert question.years == {"2018"} and question.superlatives == {"largest"}
+    assert question.words == content_words(question.text) and "fifa" in question.normalized.split()
+    assert Question.of(question) is question
+    assert Question.of("What is the latest season of Family Guy?").superlatives == set()  # "latest" ranks by date
 
 
 def test_question_type_excludes_wrong_types():

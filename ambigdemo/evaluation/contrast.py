@@ -27,7 +27,7 @@ from tqdm import tqdm
 from ambigdemo.evaluation.datasets import AmbigExample
 from ambigdemo.evaluation.metrics import answer_shown
 from ambigdemo.evaluation.support import SupportIndex
-from ambigdemo.stages.answers import content_words
+from ambigdemo.stages.question import content_words
 from ambigdemo.text import normalize_answer, phrase_keys, states_any
 from ambigdemo.types import Passage
 

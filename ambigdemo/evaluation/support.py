@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ambigdemo.evaluation.datasets import AmbigExample
-from ambigdemo.stages.answers import content_words
+from ambigdemo.stages.question import content_words
 from ambigdemo.text import passages_text, phrase_keys
 from ambigdemo.types import Passage
 

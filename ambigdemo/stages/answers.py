@@ -12,80 +12,9 @@ from dataclasses import dataclass, field
 
 from ambigdemo.corpus import split_sentences
 from ambigdemo.runtimes.onnx import Embedder
+from ambigdemo.stages.question import Question, QuestionType, content_words, stem
 from ambigdemo.text import normalize_answer, numbers_as_digits
 from ambigdemo.types import Answer, Passage
-
-STOPWORDS = frozenset(
-    """a an the of in on at to for from by with and or is are was were be been being do does did has have had
-    who whom whose what which when where why how many much long old first last new current
-    it its this that these those his her their there as into about than then not no
-    sing sings sang sung play plays played win wins won make made get gets got come came go goes went""".split()
-)
-PERSON = {"PERSON"}
-GROUP = {"ORG", "NORP"}
-PLACE = {"GPE", "LOC", "FAC"}
-TIME = {"DATE", "TIME"}
-NUMBER = {"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}
-THING = {"WORK_OF_ART", "EVENT", "PRODUCT", "LAW", "LANGUAGE", "ORG", "NORP", "GPE", "LOC", "FAC", "PERSON"}
-
-
-@dataclass(frozen=True)
-class QuestionType:
-    """The answer types a question asks for, from its wh-phrase, with a prior for each spaCy label."""
-
-    wh: str
-    labels: dict[str, float]
-    counted: str = ""
-
-
-def _priors(strong: set[str], weak: set[str] = frozenset()) -> dict[str, float]:
-    return {**{label: 0.5 for label in weak}, **{label: 1.0 for label in strong}}
-
-
-def question_type(question: str) -> QuestionType:
-    """Map the wh-phrase to spaCy entity labels (AmbigQA's questions are mostly who/when/where/how many)."""
-    q = question.lower()
-    rules = [
-        (r"\bhow (many|much)\b", "how many", _priors(NUMBER)),
-        (r"\bhow (long|old|tall|far|big|high)\b", "how long", _priors(NUMBER | TIME)),
-        (r"\b(what|which) (year|date|day|month|century|decade|time)\b|\bwhen\b", "when", _priors(TIME)),
-        (r"\bwhere\b|\b(what|which) (city|country|state|place|continent|town|region|capital)\b", "where", _priors(PLACE, {"ORG"})),
-        (r"\bcapital\b", "where", _priors(PLACE)),
-        (r"\bwho(m|se)?\b", "who", _priors(PERSON, {"ORG"})),
-    ]
-    for pattern, wh, labels in rules:
-        if re.search(pattern, q):
-            return QuestionType(wh, labels, _counted_noun(q) if wh == "how many" else "")
-    return QuestionType("what", _priors(THING - {"NORP"}, NUMBER | TIME | {"NORP"}))
-
-
-def _counted_noun(question: str) -> str:
-    """The head of the phrase after 'how many' ('how many Super Bowl rings does' -> 'ring'), stemmed."""
-    after = re.split(r"\bhow many\b", question, maxsplit=1)
-    phrase = []
-    for word in re.findall(r"\w+", after[1]) if len(after) > 1 else []:
-        if word in STOPWORDS:
-            break
-        phrase.append(word)
-    return stem(phrase[-1]) if phrase else ""
-
-
-def content_words(text: str) -> set[str]:
-    """Lowercased non-stopword tokens, lightly stemmed so 'wrote'/'written' still differ but 'songs'/'song' match."""
-    return {stem(w) for w in re.findall(r"\w+", text.lower()) if w not in STOPWORDS}
-
-
-# What passages also call an asked noun (keyed by its 5-letter stem, as ``reader.asked_noun`` gives it):
-# La Paz "is the seat of government of Bolivia", one of its capitals in AmbigNQ
-NOUN_ALIASES = {"capit": ("seat of government",)}
-
-
-def stem(word: str) -> str:
-    for suffix in ("'s", "ies", "es", "s"):
-        if len(word) > 4 and word.endswith(suffix):
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
-
 
 @dataclass
 class Candidate:
@@ -171,20 +100,19 @@ class AnswerFinder:
     min_score: float = 0.7
     max_answers: int = 5
 
-    def candidates(self, question: str, passages: list[Passage]) -> list[Candidate]:
+    def candidates(self, question: Question | str, passages: list[Passage]) -> list[Candidate]:
         """Every typed mention in the passages, with features; scored by ``weights``."""
-        qtype = question_type(question)
-        qwords = content_words(question)
-        qnorm = normalize_answer(question)
+        question = Question.of(question)
+        qtype, qwords = question.type, question.words
         sentences = [(p, s) for p in passages for s in split_sentences(p.text)]
-        similarity = self._similarity(question, [s for _, s in sentences])
+        similarity = self._similarity(question.text, [s for _, s in sentences])
         found = []
         for (passage, sentence), doc, sim in zip(sentences, self.nlp.pipe([s for _, s in sentences]), similarity):
             overlap = _overlap(qwords, content_words(sentence) | content_words(passage.title))
             for ent in merged_entities(doc):
                 prior = qtype.labels.get(ent.label_, 0.0)
                 text = _clean_span(ent.text)
-                if prior <= 0 or not text or echoes_question(text, qnorm, qwords) or not _plausible(text, ent.label_, qtype):
+                if prior <= 0 or not text or echoes_question(text, question) or not _plausible(text, ent.label_, qtype):
                     continue
                 features = {
                     "passage": passage.score,
@@ -206,7 +134,7 @@ class AnswerFinder:
         query = self.embedder.encode_query([question])[0]
         return [float(x) for x in self.embedder.encode_passages(sentences, batch_size=64) @ query]
 
-    def find(self, question: str, passages: list[Passage]) -> list[Answer]:
+    def find(self, question: Question | str, passages: list[Passage]) -> list[Answer]:
         return self.select(cluster(self.candidates(question, passages)))
 
     def select(self, clusters: list["Cluster"]) -> list[Answer]:
@@ -299,10 +227,10 @@ def _overlap(qwords: set[str], words: set[str]) -> float:
     return len(qwords & words) / len(qwords) if qwords else 0.0
 
 
-def echoes_question(text: str, qnorm: str, qwords: set[str]) -> bool:
+def echoes_question(text: str, question: Question) -> bool:
     """An entity that only repeats the question ('Bolivia' for 'capital of Bolivia') is no answer."""
     words = content_words(text)
-    return (bool(words) and words <= qwords) or f" {normalize_answer(text)} " in f" {qnorm} "
+    return (bool(words) and words <= question.words) or f" {normalize_answer(text)} " in f" {question.normalized} "
 
 
 def _proximity(doc, ent, qwords: set[str]) -> float:

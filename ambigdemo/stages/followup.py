@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ambigdemo.runtimes.onnx import ASSISTANT, Context, Generator, chatml_turn
-from ambigdemo.stages.answers import STOPWORDS, content_words
+from ambigdemo.stages.question import STOPWORDS, content_words
 from ambigdemo.stages.rewrite import edit_of, wh_word
 from ambigdemo.types import Edit, Turn
 

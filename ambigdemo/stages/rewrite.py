@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from ambigdemo.corpus import split_sentences
 from ambigdemo.runtimes.onnx import Generator, Message
-from ambigdemo.stages.answers import NOUN_ALIASES, STOPWORDS, YEARISH, content_words, question_type, stem
+from ambigdemo.stages.answers import YEARISH
+from ambigdemo.stages.question import STOPWORDS, Question, content_words, stem
 from ambigdemo.text import normalize_answer, word_diff, words
 from ambigdemo.types import Answer, Edit, Interpretation, Passage
 
@@ -26,6 +27,9 @@ MAX_ADDED, MAX_REMOVED = 6, 3
 GOLD_MAX_ADDED, GOLD_MAX_REMOVED = 10, 4  # 95% of AmbigNQ train's rewrites fit; 6 and 3 fit 80%
 TYPED_WH = ("what", "which")
 Proposer = Callable[[Answer], str]  # "Who won?" -> "Which team won?" names the answer's type
+# What passages also call an asked noun (keyed by its 5-letter stem): La Paz "is the seat of government
+# of Bolivia", one of its capitals in AmbigNQ
+NOUN_ALIASES = {"capit": ("seat of government",)}
 REWRITE_SYSTEM = (
     "You rewrite ambiguous questions. Change as few words as possible so that the question has only the "
     "given answer, and never include that answer. Reply with the question only."
@@ -54,25 +58,26 @@ def rewrite_messages(question: str, answer: str, others: list[str]) -> list[Mess
     return [Message("system", REWRITE_SYSTEM), Message("user", f"Question: {question}\nAnswer: {answer}\nOther answers: {other}")]
 
 
-def check_rewrite(prompt: str, rewrite: str, answer: Answer, evidence: str | None) -> str | None:
+def check_rewrite(prompt: Question | str, rewrite: str, answer: Answer, evidence: str | None) -> str | None:
     """Why a proposed rewrite may not be shown, or None when it passes every check.
 
     ``evidence`` None skips the grounding check (gold answers given, as in AmbigQA's QD setting),
     and then an edit may be as long as 95% of AmbigNQ's gold rewrites (``GOLD_MAX_*``).
     """
+    prompt = Question.of(prompt)
     rewrite = rewrite.strip()
-    edit = edit_of(prompt, rewrite)
+    edit = edit_of(prompt.text, rewrite)
     added_content = content_words(" ".join(edit.added))
     if not rewrite.endswith("?") or "\n" in rewrite:
         return "not a single question"
-    if normalize_answer(rewrite) == normalize_answer(prompt):
+    if normalize_answer(rewrite) == prompt.normalized:
         return "same as the prompt"
-    if not keeps_question_word(prompt, rewrite):
+    if not keeps_question_word(prompt.text, rewrite):
         return "question word changed"
     max_added, max_removed = (GOLD_MAX_ADDED, GOLD_MAX_REMOVED) if evidence is None else (MAX_ADDED, MAX_REMOVED)
     if len(edit.added) > max_added or len(edit.removed) > max_removed:
         return "edit not minimal"
-    if added_content & (content_words(answer.text) - content_words(prompt)):
+    if added_content & (content_words(answer.text) - prompt.words):
         return "gives the answer away"
     if evidence is not None and not added_content <= content_words(evidence):
         return "adds words the evidence does not support"
@@ -89,7 +94,7 @@ class Rewriter:
     generator: Generator | None = None
     max_new_tokens: int = 40
 
-    def rewrite(self, question: str, answers: list[Answer], propose: Proposer | None = None) -> list[Interpretation]:
+    def rewrite(self, question: Question | str, answers: list[Answer], propose: Proposer | None = None) -> list[Interpretation]:
         """One interpretation per answer that a grounded, checked edit can single out.
 
         ``propose`` (the LLM reader's rewrite from the answer's own passage) is tried first, instead
@@ -101,43 +106,45 @@ class Rewriter:
         question. If the best answer is one of those, or only one answer remains, the best answer
         answers the prompt question as asked: weaker answers never displace it.
         """
+        question = Question.of(question)
         answers = sorted(answers, key=lambda a: -len(set(a.passages)))
         chosen = self._disambiguate(question, answers, propose=propose) if len(answers) > 1 else []
         readings = [i for i in chosen if i is not None]
         if len(readings) > 1 and chosen[0] is not None:
             return readings
-        return [_as_asked(question, answers[0])] if answers else []
+        return [_as_asked(question.text, answers[0])] if answers else []
 
     def rewrite_gold(
-        self, question: str, answers: list[str], passages: list[Passage], propose: Proposer | None = None
+        self, question: Question | str, answers: list[str], passages: list[Passage], propose: Proposer | None = None
     ) -> list[Interpretation]:
         """One interpretation per given answer, in order (AmbigQA's "gold answers given" setting).
 
         Each answer is grounded in the passages that mention it (:func:`ground`); its rewrite is the
         best checked edit (``propose``'s first, as in :meth:`rewrite`), else the prompt question itself.
         """
+        question = Question.of(question)
         grounded = [ground(text, question, passages) for text in answers]
         chosen = self._disambiguate(question, grounded, gold=True, propose=propose)
-        return [c or _as_asked(question, a) for a, c in zip(grounded, chosen)]
+        return [c or _as_asked(question.text, a) for a, c in zip(grounded, chosen)]
 
     def _disambiguate(
-        self, question: str, answers: list[Answer], gold: bool = False, propose: Proposer | None = None
+        self, question: Question, answers: list[Answer], gold: bool = False, propose: Proposer | None = None
     ) -> list[Interpretation | None]:
         """Per answer, its first checked rewrite not already taken by an earlier answer, or None."""
         proposals = [self._options(question, a, [o for o in answers if o is not a], gold, propose) for a in answers]
         chosen: list[Interpretation | None] = []
-        seen = {normalize_answer(question)}
+        seen = {question.normalized}
         for answer, options in zip(answers, proposals):
             text, source = next(((t, s) for t, s in options if normalize_answer(t) not in seen), (None, None))
             if text is None:
                 chosen.append(None)
                 continue
             seen.add(normalize_answer(text))
-            chosen.append(Interpretation(text, answer.text, answer.passages, answer.score, edit_of(question, text), source))
+            chosen.append(Interpretation(text, answer.text, answer.passages, answer.score, edit_of(question.text, text), source))
         return chosen
 
     def _options(
-        self, question: str, answer: Answer, others: list[Answer], gold: bool = False, propose: Proposer | None = None
+        self, question: Question, answer: Answer, others: list[Answer], gold: bool = False, propose: Proposer | None = None
     ) -> list[tuple[str, str]]:
         """Candidate rewrites, best first: the generator's (if it passes), modifiers, qualifiers, title.
 
@@ -152,7 +159,7 @@ class Rewriter:
         evidence = f"{answer.context} {_title(answer)}"
         generated = []
         if propose is not None or self.generator is not None:
-            proposal, source = (propose(answer), "llm") if propose is not None else (self._generate(question, answer, others), "generator")
+            proposal, source = (propose(answer), "llm") if propose is not None else (self._generate(question.text, answer, others), "generator")
             if proposal and check_rewrite(question, proposal, answer, None if gold else evidence) is None:
                 if not any(normalize_answer(o.text) in normalize_answer(proposal) for o in others):
                     generated.append((proposal, source))
@@ -164,8 +171,8 @@ class Rewriter:
         if propose is None or gold:  # in the app an LLM reader's answer gets only its own or a modifier edit
             options += [(t, "qualifier") for t in _qualifier_rewrites(question, doc, answer, shared)]
             title = _title(answer)
-            if title and not content_words(title) <= content_words(question):
-                options.append((f"{question.rstrip(' ?')} in the context of {title}?", "title"))
+            if title and not content_words(title) <= question.words:
+                options.append((f"{question.text.rstrip(' ?')} in the context of {title}?", "title"))
         return generated + [(t, s) for t, s in options if check_rewrite(question, t, answer, evidence + " context") is None]
 
     def _generate(self, question: str, answer: Answer, others: list[Answer]) -> str:
@@ -173,14 +180,14 @@ class Rewriter:
         return self.generator.generate(messages, self.max_new_tokens, stop=("\n",)).strip().strip('"')
 
 
-def ground(text: str, question: str, passages: list[Passage]) -> Answer:
+def ground(text: str, question: Question | str, passages: list[Passage]) -> Answer:
     """An answer given as text, with the passages that mention it as evidence (the context's first).
 
     Its context is the mentioning sentence that shares most words with the question (ties: the
     better retrieved passage); an answer no passage mentions has no passages and no context.
     """
     key = normalize_answer(text)
-    qwords = content_words(question)
+    qwords = Question.of(question).words
     mentions = [
         (len(qwords & content_words(sentence)), p.score, p.id, sentence)
         for p in sorted(passages, key=lambda p: -p.score)
@@ -202,10 +209,10 @@ def _title(answer: Answer) -> str:
     return answer.passages[0].split("#")[0] if answer.passages else ""
 
 
-def _modifier_rewrites(question: str, doc, answer: Answer, shared: set[str]) -> list[str]:
+def _modifier_rewrites(question: Question, doc, answer: Answer, shared: set[str]) -> list[str]:
     """Insert the words the evidence puts right before a question word, if they distinguish this answer."""
-    qtokens = words(question)
-    qwords = content_words(question)
+    qtokens = words(question.text)
+    qwords = question.words
     answer_words = content_words(answer.text)
     results = []
     for i, qtok in enumerate(qtokens):
@@ -233,10 +240,10 @@ def _modifier_rewrites(question: str, doc, answer: Answer, shared: set[str]) -> 
     return [_detokenize(r) for r in results]
 
 
-def _alias_rewrites(question: str, answer: Answer) -> list[str]:
+def _alias_rewrites(question: Question, answer: Answer) -> list[str]:
     """The question asking for its noun by the name the evidence gives this answer ("What is the seat of
     government of Bolivia?" where it says "La Paz, officially ..., is the seat of government of Bolivia")."""
-    tokens, text, name = words(question), answer.context.lower(), re.escape(answer.text.lower())
+    tokens, text, name = words(question.text), answer.context.lower(), re.escape(answer.text.lower())
     results = []
     for i, token in enumerate(tokens):
         for alias in NOUN_ALIASES.get(stem(token.lower())[:5], ()):
@@ -251,14 +258,14 @@ def _inside_name(tokens: list[str], i: int) -> bool:
     return i > 1 and tokens[i][:1].isupper() and tokens[i - 1][:1].isupper()
 
 
-def _qualifier_rewrites(question: str, doc, answer: Answer, shared: set[str]) -> list[str]:
+def _qualifier_rewrites(question: Question, doc, answer: Answer, shared: set[str]) -> list[str]:
     """Append an entity from the evidence ("in 1945", "in Europe") that the other answers' evidence lacks.
 
     Never one of the type the question asks for ("When ... in 1964?"): that is another answer, not a qualifier.
     """
-    qwords = content_words(question)
+    qwords = question.words
     answer_key = normalize_answer(answer.text)
-    answer_like = {label for label, prior in question_type(question).labels.items() if prior >= 1.0}
+    answer_like = {label for label, prior in question.type.labels.items() if prior >= 1.0}
     ranked = sorted(doc.ents, key=lambda e: QUALIFIER_LABELS.index(e.label_) if e.label_ in QUALIFIER_LABELS else 99)
     results = []
     for ent in ranked:
@@ -272,7 +279,7 @@ def _qualifier_rewrites(question: str, doc, answer: Answer, shared: set[str]) ->
             continue
         phrase = ent.text.strip(" ,.;:")
         preposition = "in" if ent.label_ in ("DATE", "EVENT", "GPE", "LOC", "FAC") else "according to" if ent.label_ == "ORG" else "in"
-        results.append(f"{question.rstrip(' ?')} {preposition} {phrase}?")
+        results.append(f"{question.text.rstrip(' ?')} {preposition} {phrase}?")
     return results
 
 

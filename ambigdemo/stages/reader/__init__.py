@@ -1,0 +1,133 @@
+"""The LLM reader: a small instruction-tuned model reads each relevant passage and says what answer it
+states, then rewrites the question for that answer from the same passage (one KV cache per passage).
+
+One path, a module per step, sharing one analysed :class:`~ambigdemo.stages.question.Question`:
+
+1. **recall** (:mod:`.recall`, prompts in :mod:`.prompts`): the passages within ``relevance`` of the
+   best retrieval score (above ``min_score``, at most ``max_passages``) are read one at a time; the
+   model replies with the answer the passage states, or "none";
+2. **verify** (:mod:`.verify`): the answer must be stated by its passage, and pass the two checks on
+   the question that measurably lower wrong readings;
+3. **select** (:mod:`.select`): shown as its article names it, with the names listed beside it, and
+   folded into an earlier answer it is an alias of;
+4. **disambiguate** (:mod:`.disambiguate`): the model's rewrite for the answer continues its passage's
+   cache; :class:`~ambigdemo.stages.rewrite.Rewriter` checks it.
+
+Why one passage at a time: asked to list every answer over several passages at once, the 0.5B and 1.5B
+models list each passage's subject or give one answer (docs/reader.md); asked of one passage, they
+answer well, a different passage can give a different answer (AmbigQA's multi-answer questions), and
+the first answer streams after one passage. If no passage gets a readable reply at all,
+:class:`MalformedOutput` tells the pipeline to answer with the heuristic reader instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ambigdemo.runtimes.onnx import Context, Generator
+from ambigdemo.stages.question import Question
+from ambigdemo.stages.reader.disambiguate import ask_rewrite
+from ambigdemo.stages.reader.prompts import example_prefix, passage_turn
+from ambigdemo.stages.reader.recall import parse_reply, relevant
+from ambigdemo.stages.reader.select import add, shown_as
+from ambigdemo.stages.reader.verify import rejection
+from ambigdemo.types import Answer, Passage
+
+__all__ = ["LlmReader", "MalformedOutput", "Reading", "ask_rewrite", "relevant"]
+
+
+class MalformedOutput(ValueError):
+    """No reply of the model could be read as an answer or "none"; the message quotes one."""
+
+
+@dataclass
+class Reading:
+    """One question being read: answers found so far, each with the cache of the passage it came from."""
+
+    reader: "LlmReader"
+    question: Question
+    passages: list[Passage]
+    replies: dict[str, str] = field(default_factory=dict)
+    dropped: list[str] = field(default_factory=list)
+    found: list[Answer] = field(default_factory=list)
+    readable: int = 0  # replies that read as an answer or "none"
+    _contexts: dict[str, Context] = field(default_factory=dict, repr=False)
+
+    def answers(self) -> Iterator[Answer]:
+        """Verified, distinct answers, one passage at a time in retrieval order; a later passage that
+        states an answer already found adds itself to that answer's passages (yielded again, updated).
+        ``found`` holds the answers so far, in order."""
+        reader = self.reader
+        for passage in relevant(self.passages, reader.relevance, reader.min_score, reader.max_passages):
+            reply, context = reader.reply(self.question.text, passage)
+            answer = self.take(passage, reply)
+            if answer is None:
+                continue
+            self._contexts.setdefault(answer.text, context)
+            yield answer
+            if len(self.found) >= reader.max_answers:
+                break
+        if self.replies and not self.readable:
+            raise MalformedOutput(f"no reply reads as an answer: {next(iter(self.replies.values()))[:200]!r}")
+
+    def take(self, passage: Passage, reply: str) -> Answer | None:
+        """The model's ``reply`` for ``passage`` through verify and select: the new or updated answer in
+        ``found``, or None when the reply is "none", unreadable or rejected (kept in ``dropped``)."""
+        self.replies[passage.id] = reply
+        text = parse_reply(reply, names=self.question.asks_person)
+        self.readable += text is not None
+        if not text:
+            return None
+        if rejection(self.question, text, passage) is not None:
+            self.dropped.append(text)
+            return None
+        return add(self.found, shown_as(self.question, text, passage, self.reader.nlp), passage)
+
+    def propose_rewrite(self, answer: Answer) -> str:
+        """The model's rewrite of the question for ``answer``, continuing its passage's cache ("" if none)."""
+        context = self._contexts.get(answer.text)
+        return "" if context is None else ask_rewrite(context, answer.text, self.reader.max_rewrite_tokens)
+
+
+@dataclass
+class LlmReader:
+    """Reads passages with one chat generator (ChatML); the examples' cache is computed once, on first use."""
+
+    generator: Generator
+    relevance: float = 0.9
+    min_score: float = 0.45
+    max_passages: int = 4
+    passage_words: int = 100
+    max_answers: int = 5
+    max_answer_tokens: int = 16
+    max_rewrite_tokens: int = 32
+    nlp: Any = None  # a spaCy pipeline with NER: an answer listed with others is shown with them (``listed_with``)
+    _prefix: Context | None = field(default=None, repr=False)
+
+    def prefix(self) -> Context:
+        if self._prefix is None:
+            self._prefix = self.generator.context(example_prefix())
+        return self._prefix
+
+    def reply(self, question: str, passage: Passage) -> tuple[str, Context]:
+        """The model's raw reply for one passage, and the context that ends with it (for the rewrite)."""
+        context = self.prefix().fork().extend(passage_turn(passage.title, passage.text, question, self.passage_words))
+        return context.complete(self.max_answer_tokens, stop=("\n",)), context
+
+    def read(self, question: Question | str, passages: list[Passage]) -> Reading:
+        return Reading(self, Question.of(question), passages)
+
+    def answer(self, question: str, context: str) -> str:
+        """A short answer to ``question`` from ``context`` alone ("" when it reads none): ASQA's
+        Disambig-F1 reader role (``metrics.Reader``), played by the app's model instead of RoBERTa."""
+        turn = passage_turn("Answer", context, question, self.passage_words * 3)
+        reply = self.prefix().fork().extend(turn).complete(self.max_answer_tokens, stop=("\n",))
+        return parse_reply(reply, names=False) or ""
+
+    def rewrite_for(self, question: str, passage: Passage, answer: str) -> str:
+        """The rewrite for a given answer (AmbigQA's gold-answers setting), as if the model had
+        replied ``answer`` from ``passage``: the same turns the app's rewrite continues."""
+        turn = passage_turn(passage.title, passage.text, question, self.passage_words)
+        return ask_rewrite(self.prefix().fork().extend(turn + answer), answer, self.max_rewrite_tokens)

@@ -1,0 +1,47 @@
+"""What the reader says to the model: a system turn, worked examples, one turn per passage, and the
+rewrite request that continues a passage's turn (ChatML, Qwen2.5's chat format)."""
+
+from __future__ import annotations
+
+from ambigdemo.runtimes.onnx import ASSISTANT, END, chatml_turn
+
+SYSTEM = (
+    "You answer a question from one Wikipedia passage. Reply with the shortest answer that the passage "
+    "states (a name, date or number), in the passage's words. If the passage does not state the answer "
+    "to the question, reply: none"
+)
+REWRITE_TASK = (
+    "Rewrite the question so that {answer} is its only answer: add the few words from the passage that "
+    "make the difference and keep the other words. Do not put {answer} in the question. Reply with the "
+    "question only."
+)
+# Worked turns, read once at load as the prefix of every passage's context (no cost per question):
+# answers, a passage that does not answer, and a rewrite. (title, text, question, reply, rewrite)
+EXAMPLES = (
+    ("Alexander Graham Bell", "Alexander Graham Bell was a Scottish-born inventor who patented the first practical "
+     "telephone in 1876.", "Who invented the telephone?", "Alexander Graham Bell", ""),
+    ("Thomas Edison", "Thomas Edison was an American inventor who developed the phonograph and a long-lasting "
+     "light bulb.", "Who invented the telephone?", "none", ""),
+    ("Batman (1989 film)", "Batman is a 1989 superhero film directed by Tim Burton. It stars Michael Keaton as "
+     "Batman and Jack Nicholson as the Joker.", "Who played Batman?", "Michael Keaton",
+     "Who played Batman in the 1989 film?"),
+    ("Great Pyramid of Giza", "The Great Pyramid of Giza is the largest Egyptian pyramid. It was built as the tomb of "
+     "the pharaoh Khufu around 2560 BC.", "When was the Great Pyramid built?", "around 2560 BC", ""),
+)
+
+
+def passage_turn(title: str, text: str, question: str, max_words: int = 100) -> str:
+    """The user turn for one passage and the question, opening the assistant's reply."""
+    words = text.split()
+    clipped = text if len(words) <= max_words else " ".join(words[:max_words]) + " ..."
+    return chatml_turn("user", f"Passage: {title}: {clipped}\nQuestion: {question}") + ASSISTANT
+
+
+def example_prefix() -> str:
+    """System turn and worked examples, rendered exactly as a real passage's turns are."""
+    parts = [chatml_turn("system", SYSTEM)]
+    for title, text, question, reply, rewrite in EXAMPLES:
+        parts += [passage_turn(title, text, question), reply + END]
+        if rewrite:
+            parts += [chatml_turn("user", REWRITE_TASK.format(answer=reply)), chatml_turn("assistant", rewrite)]
+    return "".join(parts)

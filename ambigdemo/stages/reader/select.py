@@ -1,0 +1,72 @@
+"""Select: a verified answer as it is shown (the name its article gives it, the passage's own spelling,
+the list it is named in), folded into the answers found so far when it is one of them."""
+
+from __future__ import annotations
+
+import re
+
+from ambigdemo.stages.answers import bare_title, is_name_of, same_answer
+from ambigdemo.stages.question import Question
+from ambigdemo.stages.reader.verify import stating
+from ambigdemo.text import mentions, normalize_answer
+from ambigdemo.types import Answer, Passage
+
+LIST_GAP = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))\s*")
+KINDRED = {"LANGUAGE": "NORP"}  # spaCy tags a language NORP or LANGUAGE by context ("Arabic and French")
+
+
+def shown_as(question: Question, answer: str, passage: Passage, nlp) -> str:
+    """The answer as shown: "Neil Alden Armstrong" as his article names him, in the passage's spelling,
+    with the names listed beside it (:func:`listed_with`) unless the question asks for one ("the largest")."""
+    if is_name_of(passage.title, answer) and normalize_answer(bare_title(passage.title)) != normalize_answer(answer):
+        answer = bare_title(passage.title)
+    answer = surface(answer, passage)
+    return answer if question.superlatives else listed_with(answer, passage, nlp)
+
+
+def surface(answer: str, passage: Passage) -> str:
+    """The answer as the passage writes it ("pretoria" -> "Pretoria"), when the passage has it verbatim but for case."""
+    m = re.search(rf"(?<!\w){re.escape(answer)}(?!\w)", f"{passage.title}. {passage.text}", re.I)
+    return m.group(0) if m else answer
+
+
+def listed_with(answer: str, passage: Passage, nlp) -> str:
+    """The answer with the names listed beside it, as the passage states it: "James Watson and Francis
+    Crick" for "James Watson", "Comorian, Arabic and French" for "Comorian". A list is a run of
+    entities of the answer's kind joined only by commas and a final "and" / "or", in a sentence that
+    states the answer; without one (or without ``nlp``) the answer itself."""
+    if nlp is None:
+        return answer
+    for sentence in stating(answer, passage):
+        ents = list(nlp(sentence).ents)
+        at = next((i for i, e in enumerate(ents) if mentions(e.text, answer)), None)
+        if at is None:
+            continue
+        kind = KINDRED.get(ents[at].label_, ents[at].label_)
+
+        def joined(i: int) -> bool:  # ents[i] and ents[i + 1] are neighbours in one list
+            return (KINDRED.get(ents[i + 1].label_, ents[i + 1].label_) == kind
+                    and LIST_GAP.fullmatch(sentence[ents[i].end_char : ents[i + 1].start_char]) is not None)
+
+        first, last = at, at
+        while first > 0 and joined(first - 1):
+            first -= 1
+        while last + 1 < len(ents) and joined(last):
+            last += 1
+        closing = sentence[ents[last - 1].end_char : ents[last].start_char] if last > first else ""
+        if re.search(r"\b(?:and|or)\b|&", closing):
+            return sentence[ents[first].start_char : ents[last].end_char]
+    return answer
+
+
+def add(found: list[Answer], text: str, passage: Passage) -> Answer:
+    """Add ``text`` from ``passage`` to ``found``: a new answer, or an earlier one it is an alias of, now
+    also supported by this passage. Returns the new or updated answer."""
+    key = normalize_answer(text)
+    same = next((i for i, a in enumerate(found) if same_answer(key, normalize_answer(a.text))), None)
+    if same is None:
+        found.append(Answer(text, round(passage.score, 4), [passage.id], context=passage.text))
+        return found[-1]
+    old = found[same]
+    found[same] = Answer(old.text, old.score, old.passages + [passage.id], old.aliases + [text], old.context)
+    return found[same]

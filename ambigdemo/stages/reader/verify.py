@@ -1,0 +1,63 @@
+"""Verify: nothing the model says reaches the user unless its passage states it.
+
+An answer must occur in its passage (or a normalised alias of it) and must not merely repeat the
+question. Two checks on the question stay, each kept because, alone, it lowered the wrong readings
+on the frozen test set (docs/reader.md): a superlative is not answered by a passage that ranks only
+with an ordinal (:func:`outranked`), and a year the question names must be stated beside the answer
+(:func:`other_year`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ambigdemo.corpus import split_sentences
+from ambigdemo.stages.answers import bare_title, echoes_question
+from ambigdemo.stages.question import YEAR, Question
+from ambigdemo.text import mentions, normalize_answer
+from ambigdemo.types import Passage
+
+ORDINAL = r"(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))"
+
+
+def rejection(question: Question, answer: str, passage: Passage) -> str | None:
+    """Why ``answer``, read from ``passage``, may not be shown; None when it passes every check."""
+    if echoes_question(answer, question):
+        return "repeats the question"
+    if not occurs_in(answer, passage):
+        return "not in its passage"
+    if outranked(question, passage):
+        return "ranked only with an ordinal"
+    if other_year(question, answer, passage):
+        return "another year"
+    return None
+
+
+def occurs_in(answer: str, passage: Passage) -> bool:
+    """The answer is stated by the passage, its title included (:func:`~ambigdemo.text.mentions`)."""
+    return mentions(f"{passage.title}. {passage.text}" if passage.title else passage.text, answer)
+
+
+def stating(answer: str, passage: Passage) -> list[str]:
+    """The passage's sentences that state the answer; all of them when the answer is the passage's subject."""
+    about = normalize_answer(bare_title(passage.title)) == normalize_answer(answer)
+    return [s for s in split_sentences(passage.text) if about or mentions(s, answer)]
+
+
+def outranked(question: Question, passage: Passage) -> bool:
+    """The question asks for a superlative ("largest", "most populous") that the passage states only
+    with an ordinal ("the second-largest of the world's oceans"): its subject is not the answer."""
+    text = passage.text.lower()
+    for word in question.superlatives:
+        ranked = len(re.findall(rf"\b{ORDINAL}[- ]{word}\b", text))
+        if ranked and ranked == len(re.findall(rf"\b{word}\b", text)):
+            return True
+    return False
+
+
+def other_year(question: Question, answer: str, passage: Passage) -> bool:
+    """The question names a year ("Who won the 2018 FIFA World Cup?") that neither the passage's title nor
+    any sentence stating the answer does ("The reigning champion is Spain, who won ... the 2026 World Cup")."""
+    if not question.years:
+        return False
+    return not any(question.years & set(YEAR.findall(s)) for s in [passage.title, *stating(answer, passage)])
