@@ -43,6 +43,10 @@ class Config:
     reader_relevance: float = 0.9
     reader_min_score: float = 0.45
     reader_passages: int = 4
+    # The first passage's less likely replies (2nd to 5th likeliest first token) are read as answers too when
+    # their probability is at least reader_branch_min: tuned on the readings dev set (docs/reader.md)
+    reader_branch_passages: int = 1
+    reader_branch_min: float = 0.1
     sentence_similarity: bool = False
     max_new_tokens: int = 96
     threads: int = 0
@@ -67,6 +71,8 @@ class Config:
             use_generator=env.get("AMBIGDEMO_GENERATOR", "1") != "0",
             reader=env.get("AMBIGDEMO_READER", cls.reader),
             reader_min_score=float(env.get("AMBIGDEMO_READER_MIN_SCORE", cls.reader_min_score)),
+            reader_branch_passages=int(env.get("AMBIGDEMO_READER_BRANCH_PASSAGES", cls.reader_branch_passages)),
+            reader_branch_min=float(env.get("AMBIGDEMO_READER_BRANCH_MIN", cls.reader_branch_min)),
             threads=int(env.get("AMBIGDEMO_THREADS", cls.threads)),
             concurrency=int(env.get("AMBIGDEMO_CONCURRENCY", cls.concurrency)),
             queue_size=int(env.get("AMBIGDEMO_QUEUE_SIZE", cls.queue_size)),

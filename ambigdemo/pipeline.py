@@ -152,7 +152,10 @@ class Pipeline:
     def _reader(config: Config, generator: OnnxChatGenerator | None, nlp) -> LlmReader | None:
         if config.reader != "llm" or generator is None:
             return None
-        return LlmReader(generator, config.reader_relevance, config.reader_min_score, config.reader_passages, nlp=nlp)
+        return LlmReader(
+            generator, config.reader_relevance, config.reader_min_score, config.reader_passages, nlp=nlp,
+            branch_passages=config.reader_branch_passages, branch_min=config.reader_branch_min,
+        )
 
     @property
     def credit(self) -> str:

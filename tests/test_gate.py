@@ -32,7 +32,8 @@ def test_reads_resume_and_replay_matches_the_app(pipeline, tmp_path):
     shipped = gate.Gate(pipeline.reader.relevance, pipeline.reader.min_score, pipeline.reader.max_passages)
     for q in questions:
         replayed, _ = gate.replay(pipeline.reader, pipeline.rewriter, shipped, q, reads)
-        assert replayed == [i.answer for i in pipeline.with_options(use_generator=False).ask(q.question).interpretations]
+        app = pipeline.with_options(use_generator=False, reader_branch_passages=0)  # the gate replays likeliest replies only
+        assert replayed == [i.answer for i in app.ask(q.question).interpretations]
 
     report = gate.search(pipeline.reader, pipeline.rewriter, questions, reads)
     shipped, same, budget = report["shipped"], report["best_same_cost"], report["best_within_budget"]

@@ -236,3 +236,21 @@ def test_the_model_reply_naming_one_of_a_list_answers_with_the_list(pipeline):
     assert reading.take(python, "John Cleese").text.startswith("Graham Chapman, John Cleese,")
     reading = pipeline.reader.read("Who was the most famous member of Monty Python?", [])
     assert reading.take(python, "John Cleese").text == "John Cleese"
+
+
+def test_less_likely_replies_add_answers_but_not_replies(pipeline):
+    """With ``branch_passages`` the first passage's less likely replies are verified like the reply itself:
+    they can only add answers (Almaty beside Astana, both stated by Kazakhstan's lead), and the recorded
+    reply stays the model's likeliest one."""
+    question = "What is the capital of Kazakhstan?"
+    passages = pipeline.retriever.search(question, pipeline.config.top_k)
+    base = pipeline.reader
+    plain = LlmReader(base.generator, base.relevance, base.min_score, base.max_passages, nlp=base.nlp, _prefix=base.prefix())
+    branched = LlmReader(base.generator, base.relevance, base.min_score, base.max_passages, nlp=base.nlp,
+                         branch_passages=1, branch_min=0.0, _prefix=base.prefix())
+    one, more = plain.read(question, passages), branched.read(question, passages)
+    list(one.answers()), list(more.answers())
+    assert one.replies == more.replies
+    texts = [a.text for a in more.found]
+    assert {a.text for a in one.found} < set(texts) and "Almaty" in texts, texts
+    assert all(a.passages for a in more.found)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 from pathlib import Path
@@ -216,6 +217,23 @@ def test_a_forked_context_continues_exactly_as_a_fresh_prompt(generator):
     assert len(base) == before, "forks leave the shared prefix as it was"
     again = list(generator.decode(base.fork().extend(turn), 8))[-1]
     assert again == forked
+
+
+def test_alternatives_are_the_less_likely_replies_with_their_probabilities(generator):
+    """Each alternative starts with the next likeliest first token, continues greedily and is scored by
+    the product of its tokens' probabilities, as scoring the same text after the prompt gives."""
+    messages = [Message("user", "Name one primary colour. Reply with the word only.")]
+    start = generator.context(generator.render(messages))
+    before = len(start)
+    greedy = list(generator.decode(start.fork(), 8, stop=("\n",)))[-1]
+    alternatives = start.alternatives(4, 8, stop=("\n",))
+    assert len(start) == before, "the context the alternatives start from is left as it was"
+    assert len(alternatives) == 3 and all(0 < p < 1 for _, p, _ in alternatives)
+    texts = [text for text, _, _ in alternatives]
+    assert greedy not in texts and len(set(texts)) == 3
+    for text, p, branch in alternatives:
+        assert generator.encode(text) == branch.ids[before:], "the branch's context ends with its reply"
+        assert p == pytest.approx(math.exp(-generator.score(messages, text) * len(generator.encode(text))), rel=1e-3)
 
 
 def test_the_exported_head_runs_on_the_last_positions_only(generator):

@@ -4,6 +4,8 @@ Each passage is read from the same cached prefix, so the model's reply (and its 
 it verifies) depends only on the question and that passage. The top-k passages of every tuning
 question are therefore read once, cached as JSONL (resumable), and every gate is then replayed
 through the app's own code (:meth:`Reading.take`, :meth:`Rewriter.rewrite`) without the model.
+Only the model's likeliest reply per passage is cached and replayed: the app with
+``reader_branch_passages=0``.
 
 Questions: every train question in the corpus-supported multi-answer subset
 (:func:`~ambigdemo.evaluation.support.supported_subset`, the rule behind dev's subset), up to ``n_multi``,
@@ -37,7 +39,9 @@ READ_BUDGET = 4.0  # passages read per answered question, mean: what the latency
 
 
 @dataclass(frozen=True)
-class Question:
+class TrainQuestion:
+    """One sampled AmbigNQ train question with its retrieved passages."""
+
     id: str
     question: str
     answers: list[list[str]]  # gold, aliases each; [] for a null question
@@ -59,7 +63,7 @@ class Gate:
     max_passages: int
 
 
-def sample(retriever, data: Path, k: int, n_multi: int, n_null: int, seed: int = 0) -> list[Question]:
+def sample(retriever, data: Path, k: int, n_multi: int, n_null: int, seed: int = 0) -> list[TrainQuestion]:
     """The tuning questions with their top-``k`` passages, in a reproducible order."""
     examples = load_ambignq(data)
     subset = supported_subset(examples, SupportIndex(retriever.index.passages))
@@ -68,12 +72,12 @@ def sample(retriever, data: Path, k: int, n_multi: int, n_null: int, seed: int =
     chosen = {s.id for s in multi}
     rest = [e for e in examples if e.id not in chosen]
     hits = retriever.batch_search([s.question for s in multi] + [e.question for e in rest], k)
-    questions = [Question(s.id, s.question, s.answers, p) for s, p in zip(multi, hits)]
+    questions = [TrainQuestion(s.id, s.question, s.answers, p) for s, p in zip(multi, hits)]
     nulls = []
     for example, passages in zip(rest, hits[len(multi):]):
         aliases = [a for ann in example.annotations for a in _aliases(ann)]
         if phrase_keys(aliases) and not states_any(passages, aliases):
-            nulls.append(Question(example.id, example.question, [], passages))
+            nulls.append(TrainQuestion(example.id, example.question, [], passages))
     return questions + rng.sample(nulls, min(n_null, len(nulls)))
 
 
@@ -81,7 +85,7 @@ def _aliases(annotation) -> list[str]:
     return annotation.answers or [a for qa in annotation.qa_pairs or () for a in qa.answers]
 
 
-def read_all(reader: LlmReader, questions: Sequence[Question], cache: Path) -> dict[tuple[str, str], Read]:
+def read_all(reader: LlmReader, questions: Sequence[TrainQuestion], cache: Path) -> dict[tuple[str, str], Read]:
     """Every (question, passage) read, resuming from ``cache`` (one JSON line per read, appended)."""
     reads: dict[tuple[str, str], Read] = {}
     if cache.is_file():
@@ -106,7 +110,7 @@ def read_all(reader: LlmReader, questions: Sequence[Question], cache: Path) -> d
     return reads
 
 
-def replay(reader: LlmReader, rewriter: Rewriter, gate: Gate, q: Question, reads: dict, memo: dict | None = None) -> tuple[list[str], int]:
+def replay(reader: LlmReader, rewriter: Rewriter, gate: Gate, q: TrainQuestion, reads: dict, memo: dict | None = None) -> tuple[list[str], int]:
     """The answers the app shows for ``q`` under ``gate`` (after the rewriter's checks), and passages read.
 
     Gates that read the same passages show the same answers: ``memo`` keeps them per passage list."""
@@ -130,7 +134,7 @@ def replay(reader: LlmReader, rewriter: Rewriter, gate: Gate, q: Question, reads
     return answers, len(read)
 
 
-def score(reader: LlmReader, rewriter: Rewriter, gate: Gate, questions: Sequence[Question], reads: dict, memo: dict | None = None) -> dict:
+def score(reader: LlmReader, rewriter: Rewriter, gate: Gate, questions: Sequence[TrainQuestion], reads: dict, memo: dict | None = None) -> dict:
     """Answer F1 on the multi-answer questions, null accuracy, answers and passages read per question."""
     f1, null_ok, n_pred, n_read = [], [], [], []
     for q in questions:
@@ -149,7 +153,7 @@ def score(reader: LlmReader, rewriter: Rewriter, gate: Gate, questions: Sequence
     }
 
 
-def search(reader: LlmReader, rewriter: Rewriter, questions: Sequence[Question], reads: dict) -> dict:
+def search(reader: LlmReader, rewriter: Rewriter, questions: Sequence[TrainQuestion], reads: dict) -> dict:
     """Every gate of the grid, and the best two: the highest multi-answer F1 that keeps the shipped
     gate's null accuracy and reads no more passages than it (``best_same_cost``), or at most
     ``READ_BUDGET`` (``best_within_budget``); ties go to fewer passages read. ``frontier``: the best F1

@@ -250,6 +250,28 @@ class Context:
             pass
         return text
 
+    def alternatives(self, n: int, max_new_tokens: int = 16, stop: tuple[str, ...] = ()) -> list[tuple[str, float, "Context"]]:
+        """The greedy continuations that start with the 2nd to ``n``-th likeliest next token, each with its
+        probability (its tokens', the stop excluded) and the context that ends with it; ``self`` is unchanged."""
+        generator, out = self.generator, []
+        for first in np.argsort(-self.logits)[1:n]:
+            branch, tokens, token, logp, text = self.fork(), [], int(first), 0.0, ""
+            for _ in range(max_new_tokens):
+                if token in generator.eos_ids:
+                    break
+                grown = generator.tokenizer.decode(tokens + [token])
+                cut = _first_stop(grown, stop)
+                if cut is not None:
+                    text = grown[:cut]
+                    break
+                logp += float(_log_softmax(branch.logits)[token])
+                tokens.append(token)
+                text = grown
+                branch.extend_ids([token])
+                token = int(np.argmax(branch.logits))
+            out.append((text, float(np.exp(logp)), branch))
+        return out
+
     def reply(self, max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> Iterator[str]:
         """The assistant's reply, streamed; afterwards the context holds it, closed for the next turn."""
         for text in self.generator.decode(self, max_new_tokens, stop):
@@ -268,6 +290,11 @@ def banned_tokens(tokens: list[int], n: int) -> list[int]:
         return []
     prefix = tuple(tokens[len(tokens) - n + 1 :])
     return [tokens[i + n - 1] for i in range(len(tokens) - n + 1) if tuple(tokens[i : i + n - 1]) == prefix]
+
+
+def _log_softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max()
+    return shifted - np.log(np.exp(shifted).sum())
 
 
 def _first_stop(text: str, stop: tuple[str, ...]) -> int | None:

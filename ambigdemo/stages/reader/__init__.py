@@ -5,7 +5,8 @@ One path, a module per step, sharing one analysed :class:`~ambigdemo.stages.ques
 
 1. **recall** (:mod:`.recall`, prompts in :mod:`.prompts`): the passages within ``relevance`` of the
    best retrieval score (above ``min_score``, at most ``max_passages``) are read one at a time; the
-   model replies with the answer the passage states, or "none";
+   model replies with the answer the passage states, or "none"; for the first ``branch_passages``
+   its less likely replies that reach ``branch_min`` are read too (tuned on the dev questions);
 2. **verify** (:mod:`.verify`): the answer must be stated by its passage, and pass the two checks on
    the question that measurably lower wrong readings;
 3. **select** (:mod:`.select`): shown as its article names it, with the names listed beside it, and
@@ -60,24 +61,41 @@ class Reading:
         states an answer already found adds itself to that answer's passages (yielded again, updated).
         ``found`` holds the answers so far, in order."""
         reader = self.reader
-        for passage in relevant(self.passages, reader.relevance, reader.min_score, reader.max_passages):
-            reply, context = reader.reply(self.question.text, passage)
-            answer = self.take(passage, reply)
-            if answer is None:
-                continue
-            self._contexts.setdefault(answer.text, context)
-            yield answer
+        for rank, passage in enumerate(relevant(self.passages, reader.relevance, reader.min_score, reader.max_passages)):
+            for i, (reply, context) in enumerate(self._replies(rank, passage)):
+                answer = self.take(passage, reply, alternative=i > 0)
+                if answer is None:
+                    continue
+                self._contexts.setdefault(answer.text, context)
+                yield answer
+                if len(self.found) >= reader.max_answers:
+                    break
             if len(self.found) >= reader.max_answers:
                 break
         if self.replies and not self.readable:
             raise MalformedOutput(f"no reply reads as an answer: {next(iter(self.replies.values()))[:200]!r}")
 
-    def take(self, passage: Passage, reply: str) -> Answer | None:
+    def _replies(self, rank: int, passage: Passage) -> Iterator[tuple[str, Context]]:
+        """The model's likeliest reply for the ``rank``-th passage read, then, for the first
+        ``branch_passages``, its less likely replies that reach ``branch_min`` (computed only after the
+        likeliest one's answer is shown); each with the context that ends with it."""
+        reader = self.reader
+        start = reader.start(self.question.text, passage)
+        context = start.fork()
+        yield context.complete(reader.max_answer_tokens, stop=("\n",)), context
+        if rank < reader.branch_passages:
+            for text, p, branch in start.alternatives(reader.branch_tokens, reader.max_answer_tokens, stop=("\n",)):
+                if p >= reader.branch_min:
+                    yield text, branch
+
+    def take(self, passage: Passage, reply: str, alternative: bool = False) -> Answer | None:
         """The model's ``reply`` for ``passage`` through verify and select: the new or updated answer in
-        ``found``, or None when the reply is "none", unreadable or rejected (kept in ``dropped``)."""
-        self.replies[passage.id] = reply
+        ``found``, or None when the reply is "none", unreadable or rejected (kept in ``dropped``).
+        An ``alternative`` (a less likely reply, :meth:`Context.alternatives`) is not recorded as the reply."""
         text = parse_reply(reply, names=self.question.asks_person)
-        self.readable += text is not None
+        if not alternative:
+            self.replies[passage.id] = reply
+            self.readable += text is not None
         if not text:
             return None
         if rejection(self.question, text, passage) is not None:
@@ -103,6 +121,9 @@ class LlmReader:
     max_answers: int = 5
     max_answer_tokens: int = 16
     max_rewrite_tokens: int = 32
+    branch_passages: int = 0  # of the passages read, how many are also asked for less likely replies
+    branch_min: float = 1.0  # the probability a less likely reply needs to be read as an answer
+    branch_tokens: int = 5  # the replies starting with the 2nd to 5th likeliest first token
     nlp: Any = None  # a spaCy pipeline with NER: an answer listed with others is shown with them (``listed_with``)
     _prefix: Context | None = field(default=None, repr=False)
 
@@ -111,9 +132,13 @@ class LlmReader:
             self._prefix = self.generator.context(example_prefix())
         return self._prefix
 
+    def start(self, question: str, passage: Passage) -> Context:
+        """The context that ends where the model's reply for one passage begins."""
+        return self.prefix().fork().extend(passage_turn(passage.title, passage.text, question, self.passage_words))
+
     def reply(self, question: str, passage: Passage) -> tuple[str, Context]:
         """The model's raw reply for one passage, and the context that ends with it (for the rewrite)."""
-        context = self.prefix().fork().extend(passage_turn(passage.title, passage.text, question, self.passage_words))
+        context = self.start(question, passage)
         return context.complete(self.max_answer_tokens, stop=("\n",)), context
 
     def read(self, question: Question | str, passages: list[Passage]) -> Reading:
