@@ -12,6 +12,9 @@ READERS = ("llm", "heuristic")  # who finds the answers: the generator reading p
 SHARED_DATA = ROOT.parent / "shared" / "data"
 AMBIGNQ_TRAIN = SHARED_DATA / "ambignq" / "train_light.json"
 NQ_OPEN_DEV = SHARED_DATA / "nq_open" / "NQ-open.dev.jsonl"
+# The LLM reader's less likely replies per preset loaded: (first passages read, least probability), tuned on
+# the readings dev set; the 1.5B's add nothing there and slow its answer (docs/reader.md). Others: none.
+READER_BRANCHES = {"embedded": (1, 0.1)}
 
 
 def _default_data_dir() -> Path:
@@ -43,10 +46,9 @@ class Config:
     reader_relevance: float = 0.9
     reader_min_score: float = 0.45
     reader_passages: int = 4
-    # The first passage's less likely replies (2nd to 5th likeliest first token) are read as answers too when
-    # their probability is at least reader_branch_min: tuned on the readings dev set (docs/reader.md)
-    reader_branch_passages: int = 1
-    reader_branch_min: float = 0.1
+    # Overrides of READER_BRANCHES (None: the loaded preset's)
+    reader_branch_passages: int | None = None
+    reader_branch_min: float | None = None
     sentence_similarity: bool = False
     max_new_tokens: int = 96
     threads: int = 0
@@ -71,8 +73,8 @@ class Config:
             use_generator=env.get("AMBIGDEMO_GENERATOR", "1") != "0",
             reader=env.get("AMBIGDEMO_READER", cls.reader),
             reader_min_score=float(env.get("AMBIGDEMO_READER_MIN_SCORE", cls.reader_min_score)),
-            reader_branch_passages=int(env.get("AMBIGDEMO_READER_BRANCH_PASSAGES", cls.reader_branch_passages)),
-            reader_branch_min=float(env.get("AMBIGDEMO_READER_BRANCH_MIN", cls.reader_branch_min)),
+            reader_branch_passages=int(env["AMBIGDEMO_READER_BRANCH_PASSAGES"]) if env.get("AMBIGDEMO_READER_BRANCH_PASSAGES") else None,
+            reader_branch_min=float(env["AMBIGDEMO_READER_BRANCH_MIN"]) if env.get("AMBIGDEMO_READER_BRANCH_MIN") else None,
             threads=int(env.get("AMBIGDEMO_THREADS", cls.threads)),
             concurrency=int(env.get("AMBIGDEMO_CONCURRENCY", cls.concurrency)),
             queue_size=int(env.get("AMBIGDEMO_QUEUE_SIZE", cls.queue_size)),
@@ -84,6 +86,13 @@ class Config:
         if base.reader not in READERS:
             raise ValueError(f"AMBIGDEMO_READER must be one of {', '.join(READERS)}, got {base.reader!r}")
         return replace(base, **overrides)
+
+    def reader_branches(self, preset: str) -> tuple[int, float]:
+        """(first passages read, least probability) of the reader's less likely replies for the preset
+        loaded (``preset``, the embedded default after a fallback): the overrides, else ``READER_BRANCHES``."""
+        passages, least = READER_BRANCHES.get(preset, (0, 1.0))
+        return (passages if self.reader_branch_passages is None else self.reader_branch_passages,
+                least if self.reader_branch_min is None else self.reader_branch_min)
 
     @property
     def preset_dir(self) -> Path:

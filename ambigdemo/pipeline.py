@@ -112,6 +112,7 @@ class Pipeline:
     reader: LlmReader | None = None
     followups: FollowUps = field(default_factory=FollowUps)
     notice: str = ""
+    loaded: str = "embedded"  # the preset whose models were loaded (the embedded default after a fallback)
     load_ms: dict[str, float] = field(default_factory=dict)
 
     @classmethod
@@ -142,19 +143,21 @@ class Pipeline:
             finder=AnswerFinder(nlp, embedder if config.sentence_similarity else None, max_answers=config.max_answers),
             rewriter=Rewriter(nlp, rewrite_model),
             summarizer=Summarizer(generator if config.use_generator else None, config.max_new_tokens),
-            reader=cls._reader(config, generator, nlp),
+            reader=cls._reader(config, generator, nlp, paths.root.name),
             followups=FollowUps(generator),
             notice=notice,
+            loaded=paths.root.name,
             load_ms=timer.laps,
         )
 
     @staticmethod
-    def _reader(config: Config, generator: OnnxChatGenerator | None, nlp) -> LlmReader | None:
+    def _reader(config: Config, generator: OnnxChatGenerator | None, nlp, preset: str) -> LlmReader | None:
         if config.reader != "llm" or generator is None:
             return None
+        branch_passages, branch_min = config.reader_branches(preset)
         return LlmReader(
             generator, config.reader_relevance, config.reader_min_score, config.reader_passages, nlp=nlp,
-            branch_passages=config.reader_branch_passages, branch_min=config.reader_branch_min,
+            branch_passages=branch_passages, branch_min=branch_min,
         )
 
     @property
@@ -170,7 +173,7 @@ class Pipeline:
             summarizer = Summarizer(None)
         else:
             summarizer = self.summarizer if self.summarizer.generator is not None else Summarizer(generator, config.max_new_tokens)
-        reader = self._reader(config, generator, self.finder.nlp)
+        reader = self._reader(config, generator, self.finder.nlp, self.loaded)
         if reader is not None and self.reader is not None:
             reader._prefix = self.reader._prefix
         return replace(self, config=config, summarizer=summarizer, reader=reader)
