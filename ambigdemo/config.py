@@ -46,6 +46,10 @@ class Config:
     reader_relevance: float = 0.9
     reader_min_score: float = 0.45
     reader_passages: int = 4
+    # Passages read after the gate's, whose answers must be stated beside this share of the question's
+    # words: off, for the setting tuned on train and dev added wrong answers on the test set (docs/reader.md)
+    reader_further_passages: int = 0
+    reader_further_coverage: float = 1.0
     # Overrides of READER_BRANCHES (None: the loaded preset's)
     reader_branch_passages: int | None = None
     reader_branch_min: float | None = None
@@ -73,6 +77,8 @@ class Config:
             use_generator=env.get("AMBIGDEMO_GENERATOR", "1") != "0",
             reader=env.get("AMBIGDEMO_READER", cls.reader),
             reader_min_score=float(env.get("AMBIGDEMO_READER_MIN_SCORE", cls.reader_min_score)),
+            reader_further_passages=int(env.get("AMBIGDEMO_READER_FURTHER_PASSAGES", cls.reader_further_passages)),
+            reader_further_coverage=float(env.get("AMBIGDEMO_READER_FURTHER_COVERAGE", cls.reader_further_coverage)),
             reader_branch_passages=int(env["AMBIGDEMO_READER_BRANCH_PASSAGES"]) if env.get("AMBIGDEMO_READER_BRANCH_PASSAGES") else None,
             reader_branch_min=float(env["AMBIGDEMO_READER_BRANCH_MIN"]) if env.get("AMBIGDEMO_READER_BRANCH_MIN") else None,
             threads=int(env.get("AMBIGDEMO_THREADS", cls.threads)),

@@ -158,6 +158,7 @@ class Pipeline:
         return LlmReader(
             generator, config.reader_relevance, config.reader_min_score, config.reader_passages, nlp=nlp,
             branch_passages=branch_passages, branch_min=branch_min,
+            further_passages=config.reader_further_passages, further_coverage=config.reader_further_coverage,
         )
 
     @property

@@ -29,11 +29,14 @@ def test_reads_resume_and_replay_matches_the_app(pipeline, tmp_path):
     size = cache.stat().st_size
     assert gate.read_all(pipeline.reader, questions, cache) == reads and cache.stat().st_size == size, "nothing is read a third time"
 
-    shipped = gate.Gate(pipeline.reader.relevance, pipeline.reader.min_score, pipeline.reader.max_passages)
-    for q in questions:
-        replayed, _ = gate.replay(pipeline.reader, pipeline.rewriter, shipped, q, reads)
-        app = pipeline.with_options(use_generator=False, reader_branch_passages=0)  # the gate replays likeliest replies only
-        assert replayed == [i.answer for i in app.ask(q.question).interpretations]
+    shipped = gate.shipped_gate(pipeline.reader)
+    further = gate.Gate(shipped.relevance, shipped.min_score, shipped.max_passages, 4, 0.5)
+    for g in (shipped, further):
+        app = pipeline.with_options(use_generator=False, reader_branch_passages=0,  # the gate replays likeliest replies only
+                                    reader_further_passages=g.further_passages, reader_further_coverage=g.further_coverage)
+        for q in questions:
+            replayed, _ = gate.replay(pipeline.reader, pipeline.rewriter, g, q, reads)
+            assert replayed == [i.answer for i in app.ask(q.question).interpretations], g
 
     report = gate.search(pipeline.reader, pipeline.rewriter, questions, reads)
     shipped, same, budget = report["shipped"], report["best_same_cost"], report["best_within_budget"]
@@ -42,3 +45,10 @@ def test_reads_resume_and_replay_matches_the_app(pipeline, tmp_path):
     assert min(same["null_acc"], budget["null_acc"]) >= shipped["null_acc"]
     nulls = [r["null_acc"] for r in report["frontier"]]
     assert nulls == sorted(nulls, reverse=True), "the frontier trades null accuracy for F1, one step at a time"
+
+    report = gate.search_further(pipeline.reader, pipeline.rewriter, questions, reads)
+    alone, best = report["gate_alone"], report["best"]
+    assert len(report["trials"]) == len(gate.FURTHER_PASSAGES) * len(gate.FURTHER_COVERAGE)
+    assert best["f1_multi"] >= alone["f1_multi"] and best["null_acc"] >= alone["null_acc"] - gate.NULL_SLACK
+    none = [t for t in report["trials"] if t["gate"]["further_passages"] == 0]
+    assert all({**t, "gate": None} == {**alone, "gate": None} for t in none), "no further passage: the gate alone"

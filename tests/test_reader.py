@@ -265,3 +265,32 @@ def test_less_likely_replies_are_read_for_the_preset_they_were_tuned_for(pipelin
     assert Config().reader_branches("embedded-1.5b") == (0, 1.0)
     assert Config(reader_branch_passages=0).reader_branches("embedded") == (0, 0.1)
     assert pipeline.with_options(reader_branch_passages=2).reader.branch_passages == 2
+
+
+def test_coverage_is_the_share_of_the_question_stated_beside_the_answer():
+    """A further passage's answer counts only where one of its sentences (with the title) holds the question's words."""
+    from ambigdemo.stages.question import Question
+    from ambigdemo.stages.reader.verify import coverage, rejection
+
+    question = Question.of("What is the capital of Uttar Pradesh?")
+    city = Passage("Prayagraj#0", "Prayagraj", "Prayagraj is a city in India. It is the judicial capital of Uttar Pradesh.")
+    other = Passage("Chandigarh#0", "Chandigarh", "Chandigarh is the capital of Punjab and Haryana.")
+    assert coverage(question, "Prayagraj", city) == 1.0
+    assert coverage(question, "Haryana", other) == pytest.approx(1 / 3)
+    assert rejection(question, "Haryana", other) is None
+    assert rejection(question, "Haryana", other, least_coverage=0.5) == "stated apart from the question's words"
+    assert rejection(question, "Prayagraj", city, least_coverage=1.0) is None
+
+
+def test_further_passages_are_read_after_the_gate_and_only_where_the_gate_reads(pipeline):
+    """Passages beyond the relevance gate are read last, with the coverage they must meet; a question whose
+    best passage is under the minimum score reads none."""
+    from dataclasses import replace
+
+    reader = replace(pipeline.reader, further_passages=3, further_coverage=0.9)
+    scores = [0.8, 0.75, 0.6, 0.5, 0.44]
+    passages = [Passage(f"P{i}#0", f"P{i}", "text", s) for i, s in enumerate(scores)]
+    read = reader.read("Who wrote it?", passages).to_read()
+    assert [(p.id, least) for p, least in read] == [("P0#0", 0.0), ("P1#0", 0.0), ("P2#0", 0.9), ("P3#0", 0.9)]
+    low = [Passage(p.id, p.title, p.text, p.score - 0.4) for p in passages]
+    assert reader.read("Who wrote it?", low).to_read() == []

@@ -65,9 +65,10 @@ def _tune_gate(args: argparse.Namespace) -> int:
     pipeline = Pipeline.load(Config.from_env(reader="llm"))
     questions = gate.sample(pipeline.retriever, args.data, pipeline.config.top_k, args.supported, args.null, args.seed)
     name = f"gate-{pipeline.config.preset}-{args.supported}-{args.null}-{args.seed}"
-    reads = gate.read_all(pipeline.reader, questions, args.out / f"{name}.reads.jsonl")
+    reads = gate.read_all(pipeline.reader, questions, args.out / f"{name}-{gate.prompt_key()}.reads.jsonl")
     report = gate.search(pipeline.reader, pipeline.rewriter, questions, reads)
-    text = json.dumps({"data": str(args.data), "questions": len(questions), **report}, indent=2)
+    further = gate.search_further(pipeline.reader, pipeline.rewriter, questions, reads)
+    text = json.dumps({"data": str(args.data), "questions": len(questions), **report, "further": further}, indent=2)
     (args.out / f"{name}.json").write_text(text + "\n", encoding="utf-8")
     print(text)
     return 0

@@ -15,11 +15,12 @@ and a seeded sample of ``n_null`` questions none of whose gold answers is in the
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import random
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from tqdm import tqdm
@@ -27,7 +28,8 @@ from tqdm import tqdm
 from ambigdemo.evaluation.datasets import load_ambignq
 from ambigdemo.evaluation.metrics import answer_f1
 from ambigdemo.evaluation.support import SupportIndex, supported_subset
-from ambigdemo.stages.reader import LlmReader, ask_rewrite, relevant
+from ambigdemo.stages.reader import LlmReader, ask_rewrite
+from ambigdemo.stages.reader.prompts import example_prefix
 from ambigdemo.stages.rewrite import Rewriter
 from ambigdemo.text import phrase_keys, states_any
 from ambigdemo.types import Passage
@@ -35,6 +37,9 @@ from ambigdemo.types import Passage
 RELEVANCE = (0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
 MIN_SCORE = tuple(round(0.3 + 0.05 * i, 2) for i in range(8))
 MAX_PASSAGES = tuple(range(1, 9))
+FURTHER_PASSAGES = (0, 2, 4, 7)
+FURTHER_COVERAGE = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.67, 0.75, 0.8, 1.0)
+NULL_SLACK = 0.05  # null accuracy a further passage may cost: 3 of the 60 null questions
 READ_BUDGET = 4.0  # passages read per answered question, mean: what the latency targets afford on 2 cores
 
 
@@ -61,6 +66,8 @@ class Gate:
     relevance: float
     min_score: float
     max_passages: int
+    further_passages: int = 0
+    further_coverage: float = 1.0
 
 
 def sample(retriever, data: Path, k: int, n_multi: int, n_null: int, seed: int = 0) -> list[TrainQuestion]:
@@ -83,6 +90,11 @@ def sample(retriever, data: Path, k: int, n_multi: int, n_null: int, seed: int =
 
 def _aliases(annotation) -> list[str]:
     return annotation.answers or [a for qa in annotation.qa_pairs or () for a in qa.answers]
+
+
+def prompt_key() -> str:
+    """A short hash of the turns every read starts from: a cache of reads made with other prompts is not reused."""
+    return hashlib.sha1(example_prefix().encode("utf-8")).hexdigest()[:8]
 
 
 def read_all(reader: LlmReader, questions: Sequence[TrainQuestion], cache: Path) -> dict[tuple[str, str], Read]:
@@ -114,13 +126,15 @@ def replay(reader: LlmReader, rewriter: Rewriter, gate: Gate, q: TrainQuestion, 
     """The answers the app shows for ``q`` under ``gate`` (after the rewriter's checks), and passages read.
 
     Gates that read the same passages show the same answers: ``memo`` keeps them per passage list."""
-    read = relevant(q.passages, gate.relevance, gate.min_score, gate.max_passages)
-    key = (q.id, tuple(p.id for p in read))
+    gated = replace(reader, relevance=gate.relevance, min_score=gate.min_score, max_passages=gate.max_passages,
+                    further_passages=gate.further_passages, further_coverage=gate.further_coverage, branch_passages=0)
+    reading = gated.read(q.question, q.passages)
+    read = reading.to_read()
+    key = (q.id, tuple((p.id, least) for p, least in read))
     if memo is not None and key in memo:
         return memo[key], len(read)
-    reading = reader.read(q.question, q.passages)
-    for p in read:
-        reading.take(p, reads[(q.id, p.id)].reply)
+    for p, least in read:
+        reading.take(p, reads[(q.id, p.id)].reply, least_coverage=least)
         if len(reading.found) >= reader.max_answers:
             break
     first = {a.text: a.passages[0] for a in reading.found}
@@ -153,6 +167,26 @@ def score(reader: LlmReader, rewriter: Rewriter, gate: Gate, questions: Sequence
     }
 
 
+def shipped_gate(reader: LlmReader) -> Gate:
+    """The gate ``reader`` reads with."""
+    return Gate(reader.relevance, reader.min_score, reader.max_passages, reader.further_passages, reader.further_coverage)
+
+
+def search_further(reader: LlmReader, rewriter: Rewriter, questions: Sequence[TrainQuestion], reads: dict) -> dict:
+    """The shipped gate's passages, then up to each of ``FURTHER_PASSAGES`` more whose answers must be
+    stated beside each of ``FURTHER_COVERAGE`` of the question's words; ``best``: the highest
+    multi-answer F1 that keeps the gate alone's null accuracy within ``NULL_SLACK``."""
+    base = replace(shipped_gate(reader), further_passages=0)
+    trials, memo = [], {}
+    for further, least in tqdm(list(itertools.product(FURTHER_PASSAGES, FURTHER_COVERAGE)), desc="further passages"):
+        gate = replace(base, further_passages=further, further_coverage=least)
+        trials.append({"gate": asdict(gate), **score(reader, rewriter, gate, questions, reads, memo)})
+    alone = score(reader, rewriter, base, questions, reads, memo)
+    allowed = [t for t in trials if t["null_acc"] >= alone["null_acc"] - NULL_SLACK]
+    best = max(allowed, key=lambda t: (t["f1_multi"], -t["passages_read"]))
+    return {"gate_alone": {"gate": asdict(base), **alone}, "null_slack": NULL_SLACK, "best": best, "trials": trials}
+
+
 def search(reader: LlmReader, rewriter: Rewriter, questions: Sequence[TrainQuestion], reads: dict) -> dict:
     """Every gate of the grid, and the best two: the highest multi-answer F1 that keeps the shipped
     gate's null accuracy and reads no more passages than it (``best_same_cost``), or at most
@@ -166,7 +200,7 @@ def search(reader: LlmReader, rewriter: Rewriter, questions: Sequence[TrainQuest
     for relevance, min_score, limit in tqdm(grid, desc="gates"):
         gate = Gate(relevance, min_score, limit)
         trials.append((gate, score(reader, rewriter, gate, questions, reads, memo)))
-    shipped = Gate(reader.relevance, reader.min_score, reader.max_passages)
+    shipped = shipped_gate(reader)
     base = score(reader, rewriter, shipped, questions, reads, memo)
 
     def best(budget: float) -> dict:

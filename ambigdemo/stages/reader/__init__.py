@@ -6,7 +6,8 @@ One path, a module per step, sharing one analysed :class:`~ambigdemo.stages.ques
 1. **recall** (:mod:`.recall`, prompts in :mod:`.prompts`): the passages within ``relevance`` of the
    best retrieval score (above ``min_score``, at most ``max_passages``) are read one at a time; the
    model replies with the answer the passage states, or "none"; for the first ``branch_passages``
-   its less likely replies that reach ``branch_min`` are read too (tuned on the dev questions);
+   its less likely replies that reach ``branch_min`` are read too (tuned on the dev questions); then
+   ``further_passages`` more, whose answers must be stated beside ``further_coverage`` of the question's words;
 2. **verify** (:mod:`.verify`): the answer must be stated by its passage, and pass the two checks on
    the question that measurably lower wrong readings;
 3. **select** (:mod:`.select`): shown as its article names it, with the names listed beside it, and
@@ -31,7 +32,7 @@ from ambigdemo.runtimes.onnx import Context, Generator
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.disambiguate import ask_rewrite
 from ambigdemo.stages.reader.prompts import example_prefix, passage_turn
-from ambigdemo.stages.reader.recall import parse_reply, relevant
+from ambigdemo.stages.reader.recall import beyond, parse_reply, relevant
 from ambigdemo.stages.reader.select import add, shown_as
 from ambigdemo.stages.reader.verify import rejection
 from ambigdemo.types import Answer, Passage
@@ -61,9 +62,9 @@ class Reading:
         states an answer already found adds itself to that answer's passages (yielded again, updated).
         ``found`` holds the answers so far, in order."""
         reader = self.reader
-        for rank, passage in enumerate(relevant(self.passages, reader.relevance, reader.min_score, reader.max_passages)):
+        for rank, (passage, least) in enumerate(self.to_read()):
             for i, (reply, context) in enumerate(self._replies(rank, passage)):
-                answer = self.take(passage, reply, alternative=i > 0)
+                answer = self.take(passage, reply, alternative=i > 0, least_coverage=least)
                 if answer is None:
                     continue
                 self._contexts.setdefault(answer.text, context)
@@ -74,6 +75,15 @@ class Reading:
                 break
         if self.replies and not self.readable:
             raise MalformedOutput(f"no reply reads as an answer: {next(iter(self.replies.values()))[:200]!r}")
+
+    def to_read(self) -> list[tuple[Passage, float]]:
+        """The passages read, in order, each with the share of the question's words a sentence stating its
+        answer must hold: none for those within ``relevance`` of the best, ``further_coverage`` for the
+        ``further_passages`` read after them."""
+        reader = self.reader
+        gated = relevant(self.passages, reader.relevance, reader.min_score, reader.max_passages)
+        later = beyond(self.passages, gated, reader.min_score, reader.further_passages) if gated else []
+        return [(p, 0.0) for p in gated] + [(p, reader.further_coverage) for p in later]
 
     def _replies(self, rank: int, passage: Passage) -> Iterator[tuple[str, Context]]:
         """The model's likeliest reply for the ``rank``-th passage read, then, for the first
@@ -88,7 +98,7 @@ class Reading:
                 if p >= reader.branch_min:
                     yield text, branch
 
-    def take(self, passage: Passage, reply: str, alternative: bool = False) -> Answer | None:
+    def take(self, passage: Passage, reply: str, alternative: bool = False, least_coverage: float = 0.0) -> Answer | None:
         """The model's ``reply`` for ``passage`` through verify and select: the new or updated answer in
         ``found``, or None when the reply is "none", unreadable or rejected (kept in ``dropped``).
         An ``alternative`` (a less likely reply, :meth:`Context.alternatives`) is not recorded as the reply."""
@@ -98,7 +108,7 @@ class Reading:
             self.readable += text is not None
         if not text:
             return None
-        if rejection(self.question, text, passage) is not None:
+        if rejection(self.question, text, passage, least_coverage) is not None:
             self.dropped.append(text)
             return None
         return add(self.found, shown_as(self.question, text, passage, self.reader.nlp), passage)
@@ -124,6 +134,8 @@ class LlmReader:
     branch_passages: int = 0  # of the passages read, how many are also asked for less likely replies
     branch_min: float = 1.0  # the probability a less likely reply needs to be read as an answer
     branch_tokens: int = 5  # the replies starting with the 2nd to 5th likeliest first token
+    further_passages: int = 0  # passages read after those within ``relevance`` (above ``min_score``)
+    further_coverage: float = 1.0  # the share of the question's words their answer's sentence must hold
     nlp: Any = None  # a spaCy pipeline with NER: an answer listed with others is shown with them (``listed_with``)
     _prefix: Context | None = field(default=None, repr=False)
 

@@ -20,6 +20,12 @@ def relevant(passages: list[Passage], relevance: float, min_score: float, limit:
     return [p for p in passages if p.score >= relevance * top and p.score >= min_score][:limit]
 
 
+def beyond(passages: list[Passage], read: list[Passage], min_score: float, limit: int) -> list[Passage]:
+    """Up to ``limit`` more passages above ``min_score``, in retrieval order, that ``read`` does not hold."""
+    ids = {p.id for p in read}
+    return [p for p in passages if p.id not in ids and p.score >= min_score][:limit]
+
+
 def parse_reply(reply: str, names: bool = True) -> str | None:
     """The answer of a reply, "" for an explicit none, None when it is no answer (empty, a sentence).
 

@@ -13,19 +13,22 @@ import re
 
 from ambigdemo.corpus import split_sentences
 from ambigdemo.stages.answers import bare_title, echoes_question
-from ambigdemo.stages.question import YEAR, Question
+from ambigdemo.stages.question import YEAR, Question, content_words
 from ambigdemo.text import mentions, normalize_answer
 from ambigdemo.types import Passage
 
 ORDINAL = r"(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))"
 
 
-def rejection(question: Question, answer: str, passage: Passage) -> str | None:
-    """Why ``answer``, read from ``passage``, may not be shown; None when it passes every check."""
+def rejection(question: Question, answer: str, passage: Passage, least_coverage: float = 0.0) -> str | None:
+    """Why ``answer``, read from ``passage``, may not be shown; None when it passes every check.
+    ``least_coverage``: the share of the question's words a sentence stating it must hold (:func:`coverage`)."""
     if echoes_question(answer, question):
         return "repeats the question"
     if not occurs_in(answer, passage):
         return "not in its passage"
+    if least_coverage and coverage(question, answer, passage) < least_coverage:
+        return "stated apart from the question's words"
     if outranked(question, passage):
         return "ranked only with an ordinal"
     if other_year(question, answer, passage):
@@ -42,6 +45,18 @@ def stating(answer: str, passage: Passage) -> list[str]:
     """The passage's sentences that state the answer; all of them when the answer is the passage's subject."""
     about = normalize_answer(bare_title(passage.title)) == normalize_answer(answer)
     return [s for s in split_sentences(passage.text) if about or mentions(s, answer)]
+
+
+def coverage(question: Question, answer: str, passage: Passage) -> float:
+    """The largest share of the question's content words (less the answer's own) that the passage's
+    title and one sentence stating the answer hold together: 1.0 for "Prayagraj" from "Prayagraj ... is
+    the judicial capital of Uttar Pradesh", 0.33 for "1955" from "Lolita is a 1955 novel" asked when
+    Don Quixote was published."""
+    asked = question.words - content_words(answer)
+    if not asked:
+        return 1.0
+    title = content_words(bare_title(passage.title))
+    return max((len(asked & (title | content_words(s))) / len(asked) for s in stating(answer, passage)), default=0.0)
 
 
 def outranked(question: Question, passage: Passage) -> bool:
