@@ -113,7 +113,8 @@ class Generator(Protocol):
 
     def context(self, prefix: str = "") -> "Context": ...
 
-    def decode(self, context: "Context", max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> Iterator[str]: ...
+    def decode(self, context: "Context", max_new_tokens: int = 128, stop: tuple[str, ...] = (),
+               first: int | None = None, logps: list[float] | None = None) -> Iterator[str]: ...
 
     def score(self, messages: list[Message], completion: str) -> float: ...
 
@@ -170,13 +171,19 @@ class OnnxChatGenerator:
         """A fresh context, after ``prefix`` (raw text, e.g. a rendered system turn) if given."""
         return Context(self).extend(prefix) if prefix else Context(self)
 
-    def decode(self, context: "Context", max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> Iterator[str]:
-        """Greedy completion after ``context``, yielded as growing text; ``context`` grows with every token."""
+    def decode(self, context: "Context", max_new_tokens: int = 128, stop: tuple[str, ...] = (),
+               first: int | None = None, logps: list[float] | None = None) -> Iterator[str]:
+        """Greedy completion after ``context``, yielded as growing text; ``context`` grows with every token.
+        ``first``: the token to start with instead of the likeliest; ``logps`` gets each token's log
+        probability (the stop's excluded)."""
         out: list[int] = []
         for _ in range(max_new_tokens):
-            scores = context.logits.copy()
-            scores[banned_tokens(out, self.no_repeat_ngram)] = -np.inf
-            token = int(np.argmax(scores))
+            if first is not None and not out:
+                token = first
+            else:
+                scores = context.logits.copy()
+                scores[banned_tokens(out, self.no_repeat_ngram)] = -np.inf
+                token = int(np.argmax(scores))
             if token in self.eos_ids:
                 return
             out.append(token)
@@ -185,6 +192,8 @@ class OnnxChatGenerator:
             if cut is not None:
                 yield text[:cut]
                 return
+            if logps is not None:
+                logps.append(float(_log_softmax(context.logits)[token]))
             yield text
             context.extend_ids([token])
 
@@ -253,23 +262,12 @@ class Context:
     def alternatives(self, n: int, max_new_tokens: int = 16, stop: tuple[str, ...] = ()) -> list[tuple[str, float, "Context"]]:
         """The greedy continuations that start with the 2nd to ``n``-th likeliest next token, each with its
         probability (its tokens', the stop excluded) and the context that ends with it; ``self`` is unchanged."""
-        generator, out = self.generator, []
+        out = []
         for first in np.argsort(-self.logits)[1:n]:
-            branch, tokens, token, logp, text = self.fork(), [], int(first), 0.0, ""
-            for _ in range(max_new_tokens):
-                if token in generator.eos_ids:
-                    break
-                grown = generator.tokenizer.decode(tokens + [token])
-                cut = _first_stop(grown, stop)
-                if cut is not None:
-                    text = grown[:cut]
-                    break
-                logp += float(_log_softmax(branch.logits)[token])
-                tokens.append(token)
-                text = grown
-                branch.extend_ids([token])
-                token = int(np.argmax(branch.logits))
-            out.append((text, float(np.exp(logp)), branch))
+            branch, logps, text = self.fork(), [], ""
+            for text in self.generator.decode(branch, max_new_tokens, stop, first=int(first), logps=logps):
+                pass
+            out.append((text, float(np.exp(sum(logps))), branch))
         return out
 
     def reply(self, max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> Iterator[str]:
