@@ -110,3 +110,22 @@ def test_a_study_from_prediction_files_to_agreement(tmp_path: Path) -> None:
     assert (folder / "README.md").is_file() and len((folder / "criteria.jsonl").read_text().splitlines()) == 18
     other = tmp_path / "other"
     assert cli(other, "import", str(folder)).stdout.strip() == "added 6, skipped 0"
+
+
+def test_annotators_log_in_only_on_a_space_with_oauth_enabled_and_installed(monkeypatch, caplog):
+    """Off a Space, or on one without ``hf_oauth``, annotators type their name; with both, the login is
+    used exactly when gradio[oauth]'s packages are importable (here they may or may not be)."""
+    import importlib.util
+
+    from ambigdemo.ui.compare import on_space
+
+    monkeypatch.delenv("SPACE_ID", raising=False)
+    assert not on_space()
+    monkeypatch.setenv("SPACE_ID", "someone/ambigdemo")
+    monkeypatch.delenv("OAUTH_CLIENT_ID", raising=False)
+    assert not on_space()
+    assert "OAuth is not enabled" in caplog.text
+    monkeypatch.setenv("OAUTH_CLIENT_ID", "client")
+    installed = all(importlib.util.find_spec(name) for name in ("authlib", "itsdangerous"))
+    assert on_space() is installed
+    assert ("gradio[oauth] is not installed" in caplog.text) is not installed

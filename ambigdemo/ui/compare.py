@@ -13,6 +13,7 @@ imported references, comments, messages) is HTML-escaped.
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import logging
 import math
@@ -83,10 +84,7 @@ def on_space() -> bool:
     if not os.environ.get("OAUTH_CLIENT_ID"):
         log.warning("SPACE_ID is set but OAuth is not enabled (hf_oauth: true); annotators type their name")
         return False
-    try:
-        import authlib  # noqa: F401
-        import itsdangerous  # noqa: F401
-    except ImportError:
+    if not all(importlib.util.find_spec(name) for name in ("authlib", "itsdangerous")):
         log.warning("gradio[oauth] is not installed; annotators type their name")
         return False
     return True
