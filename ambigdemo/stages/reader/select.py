@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import re
 
-from ambigdemo.stages.answers import bare_title, is_name_of, same_answer
+from ambigdemo.stages.answers import bare_title, echoes_question, is_name_of, same_answer
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.verify import stating
 from ambigdemo.text import mentions, normalize_answer
 from ambigdemo.types import Answer, Passage
 
 LIST_GAP = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))\s*")
+NAME = r"(?!(?:He|She|They|It|His|Her|Their|The|In|On|At|A|An)\b)[A-Z][\w'.\-]*(?:\s+(?:(?:von|van|de|da|der|den|du|la|le|del|di|bin)\s+)*[A-Z][\w'.\-]*)*"
+NAME_LIST = re.compile(rf"{NAME}(?:(?:,\s*{NAME})*,?\s+(?:and|or)\s+{NAME})")
+PARTNER = re.compile(r"\bwith(?:\s+(?:his|her|their)\s+\w+)?,?\s*$")
 KINDRED = {"LANGUAGE": "NORP"}  # spaCy tags a language NORP or LANGUAGE by context ("Arabic and French")
 
 
@@ -21,7 +24,12 @@ def shown_as(question: Question, answer: str, passage: Passage, nlp) -> str:
     if is_name_of(passage.title, answer) and normalize_answer(bare_title(passage.title)) != normalize_answer(answer):
         answer = bare_title(passage.title)
     answer = surface(answer, passage)
-    return answer if question.superlatives else listed_with(answer, passage, nlp)
+    if question.superlatives:
+        return answer
+    if not question.asks_person:
+        return listed_with(answer, passage, nlp)
+    listed = listed_with(answer, passage, nlp)
+    return with_subject(named_with(answer, passage) if listed == answer else listed, passage, question)
 
 
 def surface(answer: str, passage: Passage) -> str:
@@ -56,6 +64,43 @@ def listed_with(answer: str, passage: Passage, nlp) -> str:
         closing = sentence[ents[last - 1].end_char : ents[last].start_char] if last > first else ""
         if re.search(r"\b(?:and|or)\b|&", closing):
             return sentence[ents[first].start_char : ents[last].end_char]
+    return answer
+
+
+def named_with(answer: str, passage: Passage) -> str:
+    """The list of names the passage writes the answer in, told by capitals where entity tags miss a
+    name ("Howard Florey and Ernst Chain", spaCy's small model tagging only the first): capitalised
+    names joined by commas and a final "and" / "or", in a sentence that states the answer."""
+    for sentence in stating(answer, passage):
+        at = sentence.find(answer)
+        for match in NAME_LIST.finditer(sentence):
+            names = re.sub(r"(\w{2,})\.$", r"\1", match.group(0))  # the sentence's full stop, not an initial's
+            if at >= 0 and match.start() <= at and at + len(answer) <= match.start() + len(names) and names != answer:
+                return names
+    return answer
+
+
+def with_subject(answer: str, passage: Passage, question: Question) -> str:
+    """The answer with the passage's subject, when a sentence about the subject names it as the subject's
+    partner: "Estée Lauder and Joseph Lauter" where "She co-founded her eponymous cosmetics company with her
+    husband, Joseph Lauter" (Estée Lauder's lead), "Francis Crick, James Watson, ..." where "He, James
+    Watson, ... played crucial roles". The sentence must open with the subject (He, She, They, or its
+    name) and name the answer right after "with" (and at most a possessive and a noun) or right after
+    its opening "He,". Not when the question itself asks who the subject did it with ("Who did George
+    Harrison tour with?")."""
+    subject = bare_title(passage.title)
+    if not subject or mentions(answer, subject) or mentions(subject, answer):
+        return answer
+    if echoes_question(subject, question) and re.search(r"\bwith\b", question.text, re.I):
+        return answer
+    opening = rf"(?:He|She|They|{re.escape(subject)}|{re.escape(subject.split()[-1])})\b"
+    for sentence in stating(answer, passage):
+        at = sentence.find(answer)
+        if at < 0 or not re.match(opening, sentence):
+            continue
+        before = sentence[:at]
+        if PARTNER.search(before) or re.fullmatch(r"(?:He|She|They),\s*", before):
+            return f"{subject}, {answer}" if re.search(r",|\b(?:and|or)\b|&", answer) else f"{subject} and {answer}"
     return answer
 
 

@@ -17,6 +17,7 @@ from ambigdemo.stages.question import YEAR, Question, content_words
 from ambigdemo.text import mentions, normalize_answer
 from ambigdemo.types import Passage
 
+LIST_ITEMS = re.compile(r"\s*(?:,\s*(?:and|or)?|\b(?:and|or)\b|&)\s*")
 ORDINAL = r"(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))"
 
 
@@ -39,6 +40,13 @@ def rejection(question: Question, answer: str, passage: Passage, least_coverage:
 def occurs_in(answer: str, passage: Passage) -> bool:
     """The answer is stated by the passage, its title included (:func:`~ambigdemo.text.mentions`)."""
     return mentions(f"{passage.title}. {passage.text}" if passage.title else passage.text, answer)
+
+
+def states(answer: str, passage: Passage) -> bool:
+    """The passage states the answer as shown: :func:`occurs_in`, or for a list the reader composed
+    ("Alexander Fleming, Howard Florey and Ernst Chain", the subject from the title) each of its names."""
+    items = [i for i in LIST_ITEMS.split(answer) if i]
+    return occurs_in(answer, passage) or (len(items) > 1 and all(occurs_in(i, passage) for i in items))
 
 
 def stating(answer: str, passage: Passage) -> list[str]:
