@@ -50,6 +50,7 @@ NUMBER_WORDS = dict(
     )
 )
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
+_LIST_ITEMS = re.compile(r"\s*(?:,\s*(?:and|or)?|\b(?:and|or)\b|&)\s*")
 
 
 def phrase_keys(aliases: Iterable[str]) -> list[str]:
@@ -83,6 +84,18 @@ def mentions(text: str, answer: str) -> bool:
         return True
     words = set(key.split())
     return len(words) > 1 and any(words <= set(numbers_as_digits(normalize_answer(s)).split()) for s in _SENTENCES.split(text))
+
+
+def names_each(text: str, answer: str) -> bool:
+    """Whether ``text`` states ``answer`` (:func:`mentions`) or, for a list ("Alexander Fleming, Howard
+    Florey and Ernst Chain"), each of its items, wherever it names them."""
+    items = list_items(answer)
+    return mentions(text, answer) or (len(items) > 1 and all(mentions(text, i) for i in items))
+
+
+def list_items(answer: str) -> list[str]:
+    """The items of a list answer ("A, B and C" -> A, B, C); a single answer is its own one item."""
+    return [i for i in _LIST_ITEMS.split(answer) if i]
 
 
 def ptb_tokenize(s: str) -> list[str]:

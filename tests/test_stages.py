@@ -511,3 +511,18 @@ def test_paragraph_sentences_keep_abbreviations_and_trailing_citations():
     ]
     passages = [Passage("A#0", "A", "Kate lives in L.A. as an adult."), Passage("B#0", "B", "St. Pancras station opened in 1868.")]
     assert paragraph_checks(text, [["L.A."], ["1868"]], passages) == {"sentences": 3, "cited": 3, "uncited_answers": 0}
+
+
+def test_a_list_answer_is_named_by_each_of_its_names():
+    """A list the reader composes ("the subject, A and B") is stated by a text that names each item, in any
+    order or sentence; one item missing is not enough."""
+    from ambigdemo.text import list_items, names_each
+
+    answer = "Alexander Fleming, Howard Florey and Ernst Chain"
+    assert list_items(answer) == ["Alexander Fleming", "Howard Florey", "Ernst Chain"]
+    assert list_items("Francis Crick, James Watson, and Maurice Wilkins") == ["Francis Crick", "James Watson", "Maurice Wilkins"]
+    assert list_items("Pisa") == ["Pisa"]
+    fleming = "Alexander Fleming was a physician. He shared the prize with Howard Florey and Ernst Chain."
+    assert names_each(fleming, answer)
+    assert not names_each("He shared the prize with Howard Florey and Ernst Chain.", answer)
+    assert names_each("Born in Pisa.", "Pisa") and not names_each("Born in Rome.", "Pisa")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ambigdemo.corpus import split_sentences as _split
 from ambigdemo.runtimes.onnx import ASSISTANT, END, Generator, chatml_turn
-from ambigdemo.text import mentions, normalize_answer
+from ambigdemo.text import list_items, mentions, names_each, normalize_answer
 from ambigdemo.types import Interpretation, Passage
 
 CITATION = re.compile(r"\[(\d+)\]")
@@ -66,7 +66,7 @@ def check_paragraph(text: str, interpretations: list[Interpretation], passages: 
     """Why a generated paragraph may not be shown, or None when it passes."""
     if not text.strip():
         return "empty"
-    missing = [i.answer for i in interpretations if not mentions(text, i.answer)]
+    missing = [i.answer for i in interpretations if not names_each(text, i.answer)]
     if missing:
         return f"does not name {missing[0]!r}"
     sentences = split_sentences(text)
@@ -99,7 +99,7 @@ def uncited_answers(sentence: str, answers: list[list[str]], passages: list[Pass
     support = [f"{passages[n - 1].title}. {passages[n - 1].text}" for n in refs]
     said = CITATION.sub(" ", QUOTED.sub(" ", sentence))
     stated = [[a for a in aliases if normalize_answer(a) and mentions(said, a)] for aliases in answers]
-    return [normalize_answer(found[0]) for found in stated if found and not any(mentions(t, a) for a in found for t in support)]
+    return [normalize_answer(found[0]) for found in stated if found and not any(names_each(t, a) for a in found for t in support)]
 
 
 def paragraph_checks(text: str, answers: list[list[str]], passages: list[Passage]) -> dict[str, int]:
@@ -175,15 +175,22 @@ def degenerate(text: str) -> str | None:
 
 
 def evidence_sentence(interpretation: Interpretation, passages: list[Passage]) -> str:
-    """The sentence of the interpretation's passages that states its answer (else its first passage's first)."""
+    """The sentence of the interpretation's passages that states its answer, or most names of a list answer
+    (else its first passage's first)."""
     own = [p for p in passages if p.id in interpretation.passages]
     sentences = [s for p in own for s in _split(p.text)]
-    return next((s for s in sentences if mentions(s, interpretation.answer)), sentences[0] if sentences else "")
+    items = list_items(interpretation.answer)
+
+    def states(sentence: str) -> tuple[bool, int]:
+        return mentions(sentence, interpretation.answer), sum(mentions(sentence, i) for i in items)
+
+    best = max(sentences, key=states, default="")
+    return best if best and any(states(best)) else (sentences[0] if sentences else "")
 
 
 def check_written(sentence: str, interpretation: Interpretation, interpretations: list[Interpretation], passages: list[Passage]) -> str | None:
     """Why a written sentence (its citation appended) may not stand for its interpretation."""
-    if not mentions(sentence, interpretation.answer):
+    if not names_each(sentence, interpretation.answer):
         return f"does not name {interpretation.answer!r}"
     return degenerate(CITATION.sub("", sentence)) or check_sentence(sentence, interpretations, passages)
 

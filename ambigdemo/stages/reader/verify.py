@@ -14,10 +14,9 @@ import re
 from ambigdemo.corpus import split_sentences
 from ambigdemo.stages.answers import bare_title, echoes_question
 from ambigdemo.stages.question import YEAR, Question, content_words
-from ambigdemo.text import mentions, normalize_answer
+from ambigdemo.text import mentions, names_each, normalize_answer
 from ambigdemo.types import Passage
 
-LIST_ITEMS = re.compile(r"\s*(?:,\s*(?:and|or)?|\b(?:and|or)\b|&)\s*")
 ORDINAL = r"(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))"
 
 
@@ -43,10 +42,9 @@ def occurs_in(answer: str, passage: Passage) -> bool:
 
 
 def states(answer: str, passage: Passage) -> bool:
-    """The passage states the answer as shown: :func:`occurs_in`, or for a list the reader composed
-    ("Alexander Fleming, Howard Florey and Ernst Chain", the subject from the title) each of its names."""
-    items = [i for i in LIST_ITEMS.split(answer) if i]
-    return occurs_in(answer, passage) or (len(items) > 1 and all(occurs_in(i, passage) for i in items))
+    """The passage states the answer as shown: a list the reader composed ("Alexander Fleming, Howard
+    Florey and Ernst Chain", the subject from the title) by each of its names (:func:`~ambigdemo.text.names_each`)."""
+    return names_each(f"{passage.title}. {passage.text}" if passage.title else passage.text, answer)
 
 
 def stating(answer: str, passage: Passage) -> list[str]:
