@@ -7,8 +7,8 @@ import re
 
 from ambigdemo.stages.answers import bare_title, echoes_question, is_name_of, same_answer
 from ambigdemo.stages.question import Question
-from ambigdemo.stages.reader.verify import stating
-from ambigdemo.text import mentions, normalize_answer
+from ambigdemo.stages.reader.verify import stating, titled
+from ambigdemo.text import list_items, mentions, normalize_answer
 from ambigdemo.types import Answer, Passage
 
 LIST_GAP = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))\s*")
@@ -26,15 +26,15 @@ def shown_as(question: Question, answer: str, passage: Passage, nlp) -> str:
     answer = surface(answer, passage)
     if question.superlatives:
         return answer
-    if not question.asks_person:
-        return listed_with(answer, passage, nlp)
     listed = listed_with(answer, passage, nlp)
+    if not question.asks_person:
+        return listed
     return with_subject(named_with(answer, passage) if listed == answer else listed, passage, question)
 
 
 def surface(answer: str, passage: Passage) -> str:
     """The answer as the passage writes it ("pretoria" -> "Pretoria"), when the passage has it verbatim but for case."""
-    m = re.search(rf"(?<!\w){re.escape(answer)}(?!\w)", f"{passage.title}. {passage.text}", re.I)
+    m = re.search(rf"(?<!\w){re.escape(answer)}(?!\w)", titled(passage), re.I)
     return m.group(0) if m else answer
 
 
@@ -100,7 +100,7 @@ def with_subject(answer: str, passage: Passage, question: Question) -> str:
             continue
         before = sentence[:at]
         if PARTNER.search(before) or re.fullmatch(r"(?:He|She|They),\s*", before):
-            return f"{subject}, {answer}" if re.search(r",|\b(?:and|or)\b|&", answer) else f"{subject} and {answer}"
+            return f"{subject}, {answer}" if len(list_items(answer)) > 1 else f"{subject} and {answer}"
     return answer
 
 

@@ -36,15 +36,20 @@ def rejection(question: Question, answer: str, passage: Passage, least_coverage:
     return None
 
 
+def titled(passage: Passage) -> str:
+    """The passage's text after its title, as the checks read it."""
+    return f"{passage.title}. {passage.text}" if passage.title else passage.text
+
+
 def occurs_in(answer: str, passage: Passage) -> bool:
     """The answer is stated by the passage, its title included (:func:`~ambigdemo.text.mentions`)."""
-    return mentions(f"{passage.title}. {passage.text}" if passage.title else passage.text, answer)
+    return mentions(titled(passage), answer)
 
 
 def states(answer: str, passage: Passage) -> bool:
     """The passage states the answer as shown: a list the reader composed ("Alexander Fleming, Howard
     Florey and Ernst Chain", the subject from the title) by each of its names (:func:`~ambigdemo.text.names_each`)."""
-    return names_each(f"{passage.title}. {passage.text}" if passage.title else passage.text, answer)
+    return names_each(titled(passage), answer)
 
 
 def stating(answer: str, passage: Passage) -> list[str]:
