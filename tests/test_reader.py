@@ -317,3 +317,17 @@ def test_further_passages_are_read_after_the_gate_and_only_where_the_gate_reads(
     assert [(p.id, least) for p, least in read] == [("P0#0", 0.0), ("P1#0", 0.0), ("P2#0", 0.9), ("P3#0", 0.9)]
     low = [Passage(p.id, p.title, p.text, p.score - 0.4) for p in passages]
     assert reader.read("Who wrote it?", low).to_read() == []
+
+
+def test_an_answer_given_again_by_its_own_passage_cites_it_once():
+    """A less likely reply of the same passage that names an answer already found adds its alias, not a
+    second citation of the passage ("Canada's capital is Ottawa [1][1]" in the paragraph)."""
+    from ambigdemo.stages.reader.select import add
+
+    canada, ottawa = Passage("Canada#0", "Canada", "Ottawa is its capital."), Passage("Ottawa#0", "Ottawa", "Ottawa is the capital of Canada.")
+    found = []
+    add(found, "Ottawa", canada)
+    add(found, "ottawa", canada)
+    assert found[0].passages == ["Canada#0"] and found[0].aliases == ["ottawa"]
+    add(found, "Ottawa", ottawa)
+    assert [a.passages for a in found] == [["Canada#0", "Ottawa#0"]]

@@ -106,12 +106,14 @@ def with_subject(answer: str, passage: Passage, question: Question) -> str:
 
 def add(found: list[Answer], text: str, passage: Passage) -> Answer:
     """Add ``text`` from ``passage`` to ``found``: a new answer, or an earlier one it is an alias of, now
-    also supported by this passage. Returns the new or updated answer."""
+    also supported by this passage (each passage cited once, though a passage's less likely reply may
+    give the answer again). Returns the new or updated answer."""
     key = normalize_answer(text)
     same = next((i for i, a in enumerate(found) if same_answer(key, normalize_answer(a.text))), None)
     if same is None:
         found.append(Answer(text, round(passage.score, 4), [passage.id], context=passage.text))
         return found[-1]
     old = found[same]
-    found[same] = Answer(old.text, old.score, old.passages + [passage.id], old.aliases + [text], old.context)
+    passages = old.passages if passage.id in old.passages else old.passages + [passage.id]
+    found[same] = Answer(old.text, old.score, passages, old.aliases + [text], old.context)
     return found[same]
