@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from ambigdemo.runtimes.index import verify_manifest
-from conftest import make_tiny_llama
+from conftest import make_tiny_gguf, make_tiny_llama
 from ambigdemo.runtimes.specs import EmbedderSpec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,6 +117,31 @@ def test_export_generate_quantized_runs(tmp_path, preset, quant, tied):
     text = generator.generate(messages, max_new_tokens=4)
     assert isinstance(text, str) and text == generator.generate(messages, max_new_tokens=4)
     assert np.isfinite(generator.score(messages, "Hello!"))
+
+
+def test_export_generate_from_gguf_in_a_build_step_is_quiet(tmp_path, preset):
+    """The build's reader source is a GGUF file: in a fresh process, as in ``build``, the terminal shows
+    the steps' lines and nothing else; transformers' own bar over the GGUF tensors goes to the build log."""
+    from ambigdemo.runtimes.onnx import Message, OnnxChatGenerator
+
+    gguf_file = make_tiny_gguf(tmp_path / "src" / "tiny.gguf", preset.generator / "tokenizer.json")
+    log, out = tmp_path / "build.log", tmp_path / "generator"
+    script = (
+        "import sys; from pathlib import Path; from ambigdemo.build.export import export_generator; "
+        "from ambigdemo.build.steps import Steps; "
+        "export_generator(Path(sys.argv[1]).parent, Path(sys.argv[2]), quant='int4', gguf_file=Path(sys.argv[1]).name, "
+        "step=Steps(Path(sys.argv[3])).step)"
+    )
+    run = subprocess.run([sys.executable, "-c", script, str(gguf_file), str(out), str(log)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    lines = run.stdout.splitlines()
+    assert len(lines) == 4 and lines[0] == "reader: export to ONNX ..." and lines[2] == "reader: quantize (int4) ...", run.stdout
+    assert run.stderr == "", run.stderr[-3000:]
+    assert "Converting and de-quantizing GGUF tensors" in log.read_text(encoding="utf-8")
+    generator = OnnxChatGenerator(out)
+    messages = [Message("user", "Say hello.")]
+    assert generator.generate(messages, max_new_tokens=4) == generator.generate(messages, max_new_tokens=4)
 
 
 def test_export_rejects_a_missing_folder_and_a_bad_spec(tmp_path):

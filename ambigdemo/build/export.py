@@ -6,8 +6,9 @@ Only the ``export`` and ``build`` commands import this module; the answer path n
 from __future__ import annotations
 
 import shutil
+import sys
 import tempfile
-from contextlib import nullcontext
+from contextlib import nullcontext, redirect_stderr
 from pathlib import Path
 
 from ambigdemo.build.steps import Step
@@ -154,12 +155,14 @@ def export_generator(
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()  # the step's own line stands for the library's bars (GGUF tensors, shards)
+    hf_logging.disable_progress_bar()  # the step's own line stands for the library's bars (checkpoint shards)
     src, out = Path(src), Path(out)
     with step("reader: export to ONNX"), tempfile.TemporaryDirectory() as tmp:
         hf_dir = Path(tmp) / "hf"
-        tokenizer = AutoTokenizer.from_pretrained(src, gguf_file=gguf_file)
-        model = AutoModelForCausalLM.from_pretrained(src, gguf_file=gguf_file)
+        in_log = redirect_stderr(sys.stdout) if step is not nullcontext else nullcontext()  # in a step, stdout is its log
+        with in_log:  # the GGUF tensors' bar is a plain tqdm, out of disable_progress_bar's reach
+            tokenizer = AutoTokenizer.from_pretrained(src, gguf_file=gguf_file)
+            model = AutoModelForCausalLM.from_pretrained(src, gguf_file=gguf_file)
         model.save_pretrained(hf_dir)
         tokenizer.save_pretrained(hf_dir)
         eos = _end_token_ids(tokenizer, model.config)
