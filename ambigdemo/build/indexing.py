@@ -40,7 +40,7 @@ def build_index(
         work.mkdir(parents=True)
         stamp.write_text(fingerprint)
     starts = range(0, len(passages), CHUNK)
-    bar = tqdm(total=len(passages), desc=f"index {out.name}", unit="passage", disable=not progress)
+    bar = tqdm(total=len(passages), desc="embed passages", unit="passage", disable=not progress)
     parts = []
     for start in starts:
         path = work / f"{start // CHUNK:05d}.npy"
