@@ -34,9 +34,15 @@ def study_files(tmp_path: Path) -> dict[str, Path]:
 
 
 def upload(page, elem_id: str, path: Path) -> None:
-    if not page.locator(f"#{elem_id} input[type=file]").count():  # holds an earlier file: clear it first
-        page.locator(f"#{elem_id} button[aria-label=Clear]").click()
-    page.locator(f"#{elem_id} input[type=file]").set_input_files(str(path))
+    """Put ``path`` into a File component, clearing the file it holds first. Which of the two the
+    component shows (an empty drop zone's file input, or an earlier file's Clear button) is read only
+    once one of them is in the page: just after the admin view opens, neither may be there yet."""
+    box = page.locator(f"#{elem_id}")
+    file_input, clear = box.locator("input[type=file]"), box.locator("button[aria-label=Clear]")
+    file_input.or_(clear).first.wait_for(state="attached")
+    if not file_input.count():
+        clear.click()
+    file_input.set_input_files(str(path))
     page.locator(f"#{elem_id}").get_by_text(path.stem, exact=True).first.wait_for()  # shown as "mine" ".json"
 
 
