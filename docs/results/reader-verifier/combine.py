@@ -16,6 +16,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from auc import auc
+from ceiling import gated
 
 from ambigdemo.stages.answers import same_answer
 from ambigdemo.text import normalize_answer
@@ -35,7 +36,7 @@ def answers(path):
         for g in groups:
             rows = g["rows"]
             g["right"] = any(r["right"] for r in rows)
-            g["gate"] = any(r["rank"] < 4 and r["score"] >= 0.9 * top and r["score"] >= 0.45 for r in rows)
+            g["gate"] = any(gated(r, top) for r in rows)
             g["f"] = features(rows, top)
         yield q["id"], groups
 

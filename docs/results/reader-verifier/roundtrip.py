@@ -31,23 +31,28 @@ for item in json.load(open(sys.argv[1], encoding="utf-8")):
     except MalformedOutput:
         continue
     by_id = {p.id: p for p in passages}
-    memo = {}
+    proposed, confirmed = {}, {}
+
+    def proposal(answer):
+        """The model's rewrite for ``answer``, generated once for both runs."""
+        if answer.text not in proposed:
+            proposed[answer.text] = reading.propose_rewrite(answer)
+        return proposed[answer.text]
 
     def round_trip(answer):
         global failed, kept
-        if answer.text not in memo:
-            rewrite = reading.propose_rewrite(answer)
-            ok = False
+        if answer.text not in confirmed:
+            rewrite, ok = proposal(answer), False
             if rewrite:
                 passage = by_id[answer.passages[0]]
                 back = parse_reply(reader.reply(rewrite, passage)[0], names=Question.of(rewrite).asks_person) or ""
                 ok = bool(back) and same_answer(normalize_answer(back), normalize_answer(answer.text))
                 failed, kept = failed + (not ok), kept + ok
                 print(f"{question} | {answer.text} | {rewrite} | read back: {back!r} | {'kept' if ok else 'dropped'}")
-            memo[answer.text] = rewrite if ok else ""
-        return memo[answer.text]
+            confirmed[answer.text] = rewrite if ok else ""
+        return confirmed[answer.text]
 
-    for name, propose in (("shipped", reading.propose_rewrite), ("round trip", round_trip)):
+    for name, propose in (("shipped", proposal), ("round trip", round_trip)):
         shown = [i.answer for i in pipeline.rewriter.rewrite(question, list(reading.found), propose=propose)]
         rows[name].append(score_item(item, shown))
 print(f"rewrites read back to their answer: {kept}, not: {failed}")
