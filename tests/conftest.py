@@ -144,7 +144,8 @@ def make_tiny_gguf(path: Path, tokenizer_file: Path) -> Path:
     vocab = {i: t for t, i in tok["model"]["vocab"].items()} | added
     size = max(vocab) + 1
     tokens = [vocab.get(i, f"[PAD{i}]") for i in range(size)]
-    kinds = [3 if i in added else 1 if i in vocab else 5 for i in range(size)]  # control, normal, unused
+    kinds = [gguf.TokenType.CONTROL if i in added else gguf.TokenType.NORMAL if i in vocab else gguf.TokenType.UNUSED
+             for i in range(size)]
     hidden, ffn, heads, kv_heads = 16, 32, 2, 1
     head = hidden // heads
     Path(path).parent.mkdir(parents=True, exist_ok=True)

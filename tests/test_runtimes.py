@@ -138,7 +138,6 @@ def test_retrieval_encodes_queries_and_indexing_encodes_passages(embedder, index
     assert spy.calls == ["encode_query", "encode_passages"]
 
 
-
 def test_index_build_shows_one_bar_named_for_its_work(embedder, index, tmp_path, capsys):
     """The first start's index step: one bar, "embed passages", counting passages (not "index index")."""
     from ambigdemo.build.indexing import build_index
@@ -146,6 +145,7 @@ def test_index_build_shows_one_bar_named_for_its_work(embedder, index, tmp_path,
     build_index(index.passages[:3], embedder, tmp_path / "index", "embedded", "test", progress=True)
     bars = {line.split(":")[0] for line in capsys.readouterr().err.replace("\r", "\n").splitlines() if line.strip()}
     assert bars == {"embed passages"}, bars
+
 
 @pytest.mark.parametrize(
     "content, problem",
