@@ -13,7 +13,8 @@ import numpy as np
 
 from ambigdemo.judging.agreement import agreement
 from ambigdemo.judging.rating import compute_leaderboard
-from ambigdemo.judging.store import Judgment, JudgmentStore, pair_id
+from ambigdemo.judging.judgment import Judgment, pair_id
+from ambigdemo.judging.store import JudgmentStore
 
 LABELS = ("A", "tie", "B")
 
@@ -81,7 +82,8 @@ def _agreement_seconds(n_pairs: int, rounds: int) -> float:
     first = synthetic_judgments(n_pairs, [0.0, 0.3, 0.6, 1.0, 1.5], seed=1)
     second = synthetic_judgments(n_pairs, [0.0, 0.3, 0.6, 1.0, 1.5], seed=2)
     twice = first + [Judgment.new(question=a.question, system_a=a.system_a, system_b=a.system_b, answer_a="{}",
-                                  answer_b="{}", annotator=a.annotator + "-2", overall=b.overall)
+                                  answer_b="{}", annotator=a.annotator + "-2",
+                                  comprehensiveness=b.comprehensiveness, fluency=b.fluency, overall=b.overall)
                      for a, b in zip(first, second)]
     start = time.perf_counter()
     agreement(twice, rounds=rounds)

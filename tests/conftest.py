@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -186,3 +187,10 @@ def make_tiny_gguf(path: Path, tokenizer_file: Path) -> Path:
     writer.write_tensors_to_file()
     writer.close()
     return Path(path)
+
+
+def stored_rows(db: Path) -> list[dict]:
+    """Every judgment as the SQLite file holds it, in insertion order (not as the store reads it back)."""
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        conn.row_factory = sqlite3.Row
+        return [dict(r) for r in conn.execute("SELECT * FROM judgments ORDER BY rowid")]

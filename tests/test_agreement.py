@@ -11,13 +11,13 @@ from ambigdemo.judging.agreement import (
     krippendorff_alpha,
     metric_agreement,
 )
-from ambigdemo.judging.store import Judgment
+from ambigdemo.judging.judgment import Judgment
 from ambigdemo.judging.systems import question_key
 
 
 def judge(a: str, b: str, overall: str, annotator: str, question: str = "q", **fields) -> Judgment:
     return Judgment.new(question=question, system_a=a, system_b=b, answer_a="{}", answer_b="{}",
-                        annotator=annotator, overall=overall, comprehensiveness=overall, **fields)
+                        annotator=annotator, overall=overall, comprehensiveness=overall, fluency="tie", **fields)
 
 
 def test_fleiss_kappa_by_hand() -> None:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sqlite3
 from pathlib import Path
 
 import gradio as gr
+from conftest import stored_rows
 
 from ambigdemo.config import Config
 from ambigdemo.judging.rating import compute_leaderboard
-from ambigdemo.judging.store import Judgment, JudgmentStore
+from ambigdemo.judging.judgment import Judgment
+from ambigdemo.judging.store import JudgmentStore
 from ambigdemo.judging.systems import DEFAULT_SYSTEMS
 from ambigdemo.ui import leaderboard
 
@@ -119,6 +122,76 @@ def test_judge_two_pairs_then_leaderboard(browser, app_url, artifacts_dir):
     page.close()
 
 
+def controls(page) -> dict:
+    """What a pair's controls show: the criteria chosen, the ticks per side and the comment."""
+    return {
+        **{c: page.locator(f"#crit-{c} input:checked").evaluate_all("xs => xs.map(x => x.value)")
+           for c in ("comprehensiveness", "fluency", "overall")},
+        "acc-a": page.locator("#acc-a input:checked").count(), "acc-b": page.locator("#acc-b input:checked").count(),
+        "comment": page.locator("#comment textarea").input_value(),
+    }
+
+
+EMPTY = {"comprehensiveness": [], "fluency": [], "overall": [], "acc-a": 0, "acc-b": 0, "comment": ""}
+
+
+def tick_last(page, group: str) -> list[int]:
+    """Tick the side's last interpretation; returns the stored indices this should give."""
+    boxes = page.locator(f"{group} input[type=checkbox]")
+    if not boxes.count():
+        return []
+    boxes.last.check()
+    return [boxes.count() - 1]
+
+
+def test_three_pairs_in_a_row_store_exactly_what_was_clicked(browser, app_url):
+    """Issue 34: Fluency and Overall stayed selected on the next pair and were stored with a Skip or a
+    Both bad. Each pair must start empty; a skip or both-bad verdict stores no criterion."""
+    page = open_compare(browser, app_url, "Playwright Erin")
+    clicked = []
+    load_pair(page)
+    assert controls(page) == EMPTY
+    acc_a, acc_b = tick_last(page, "#acc-a"), tick_last(page, "#acc-b")
+    choose(page, "comprehensiveness", "B")
+    choose(page, "fluency", "A")
+    choose(page, "overall", "A")
+    page.locator("#comment textarea").fill("first")
+    question = page.locator('[data-testid="compare-question"]').inner_text()
+    page.locator("#submit").click()
+    page.locator('[data-testid="reveal"]').wait_for()
+    clicked.append({"question": question, "verdict": "vote", "comprehensiveness": "B", "fluency": "A",
+                    "overall": "A", "acc_a": acc_a, "acc_b": acc_b, "comment": "first"})
+
+    load_pair(page)
+    assert controls(page) == EMPTY, "the last pair's choices came back"
+    choose(page, "fluency", "B")  # chosen, then the annotator decides both answers are bad
+    choose(page, "overall", "B")
+    page.locator("#comment textarea").fill("both wrong")
+    question = page.locator('[data-testid="compare-question"]').inner_text()
+    page.locator("#both-bad").click()
+    page.locator('[data-testid="compare-status"]').filter(has_text="Saved: both answers bad").wait_for()
+    clicked.append({"question": question, "verdict": "both_bad", "comprehensiveness": None, "fluency": None,
+                    "overall": None, "acc_a": [], "acc_b": [], "comment": "both wrong"})
+
+    load_pair(page)
+    assert controls(page) == EMPTY
+    choose(page, "fluency", "A")
+    question, before = page.locator('[data-testid="compare-question"]').inner_text(), shown(page)
+    page.locator("#skip").click()  # stores the skip, then loads the next pair
+    page.locator(f'[data-testid="compare-question"]:not([data-shown="{before}"])').wait_for()
+    page.wait_for_function("!document.querySelector('#next-pair').disabled")
+    clicked.append({"question": question, "verdict": "skip", "comprehensiveness": None, "fluency": None,
+                    "overall": None, "acc_a": [], "acc_b": [], "comment": ""})
+    assert controls(page) == EMPTY
+
+    stored = stored_rows(db_path())
+    mine = [r for r in stored if r["annotator"] == "playwright erin"]
+    assert [{k: json.loads(r[k]) if k.startswith("acc_") and not k.endswith("total") else r[k]
+             for k in clicked[0]} for r in mine] == clicked
+    assert all(r["left_is"] == r["system_a"] and r["system_a"] != r["system_b"] for r in mine)
+    page.close()
+
+
 def test_next_pair_is_off_while_a_pair_is_answered(browser, app_url):
     """A click on Next pair while the pair was still being answered was dropped without a sign (one load
     per button at a time), so the button looked live but did nothing: it is off until the pair is ready."""
@@ -169,7 +242,8 @@ def test_leaderboard_html_escapes_system_names(tmp_path):
     store = JudgmentStore(tmp_path / "j.sqlite")
     for n, overall in enumerate(("A", "B", "A")):
         store.add(Judgment.new(question="q?", system_a="<script>x</script>", system_b="stored:b&c",
-                               answer_a={}, answer_b={}, annotator=f"ann{n}", overall=overall))
+                               answer_a={}, answer_b={}, annotator=f"ann{n}", comprehensiveness="tie",
+                               fluency="tie", overall=overall))
     html = leaderboard.table_html(compute_leaderboard(store.iter_all(), rounds=20))
     assert "<script>" not in html and "&lt;script&gt;x&lt;/script&gt;" in html and "stored:b&amp;c" in html
     assert '<b data-testid="lb-n">3</b>' in html

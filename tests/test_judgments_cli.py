@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import stored_rows
 
 from ambigdemo.bench_judgments import synthetic_judgments
 from ambigdemo.cli.judgments import on_space_volume
-from ambigdemo.judging.store import Judgment, JudgmentStore
+from ambigdemo.judging.judgment import Judgment
+from ambigdemo.judging.store import JudgmentStore
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -129,3 +132,49 @@ def test_annotators_log_in_only_on_a_space_with_oauth_enabled_and_installed(monk
     installed = all(importlib.util.find_spec(name) for name in ("authlib", "itsdangerous"))
     assert on_space() is installed
     assert ("gradio[oauth] is not installed" in caplog.text) is not installed
+
+
+def v1_database(path: Path, judgments: list[Judgment]) -> None:
+    """A database as schema v1 wrote it: every criterion NOT NULL, so a skip or both-bad stored labels."""
+    from ambigdemo.judging.judgment import COLUMNS
+    from ambigdemo.judging.store import MIGRATIONS
+
+    with sqlite3.connect(path) as conn:
+        conn.executescript(MIGRATIONS[0] + ";PRAGMA user_version=1;")
+        for j in judgments:
+            row = j.to_row()
+            conn.execute(f"INSERT INTO judgments ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
+                         [row[c] for c in COLUMNS])
+    conn.close()
+
+
+def test_check_lists_and_repairs_criteria_a_v1_database_stored_on_skips(tmp_path: Path) -> None:
+    """The Compare tab before v2 kept the last pair's choices: a skip stored fluency=A, overall=A."""
+    def made(question, verdict, comp, flue, overall, annotator="ann"):
+        return Judgment(**{**Judgment.new(question=question, system_a="x", system_b="y", answer_a="{}",
+                                          answer_b="{}", annotator=annotator, comprehensiveness="tie",
+                                          fluency="tie", overall="tie").to_dict(),
+                           "verdict": verdict, "comprehensiveness": comp, "fluency": flue, "overall": overall})
+
+    legacy = [made("q1", "vote", "A", "A", "A"), made("q2", "skip", "tie", "A", "A"),
+              made("q3", "both_bad", "B", "A", "tie"), made("q4", "vote", "B", "B", "B", "other")]
+    v1_database(tmp_path / "judgments.sqlite", legacy)
+    found = cli(tmp_path, "check")
+    assert found.returncode == 1, found.stderr
+    assert f"{legacy[1].id}" in found.stdout and "a skip stores comprehensiveness=tie, fluency=A, overall=A" in found.stdout
+    assert "a both_bad stores comprehensiveness=B, fluency=A, overall=tie" in found.stdout
+    assert "2 of 4 judgments" in found.stdout
+    listed = [json.loads(line) for line in cli(tmp_path, "check", "--json").stdout.splitlines()]
+    assert [x["id"] for x in listed] == [legacy[1].id, legacy[2].id]
+    board = json.loads(cli(tmp_path, "leaderboard", "--json", "--rounds", "0").stdout)
+    flue = {s["system"]: s["flue"] for s in board["systems"]}
+    assert flue == {"x": 50.0, "y": 50.0}  # the two votes only: the skip's and both-bad's fluency=A are not read
+    repaired = cli(tmp_path, "check", "--repair")
+    assert repaired.returncode == 0 and "repaired 2" in repaired.stdout
+    backup = next(tmp_path.glob("judgments-before-repair-*.jsonl"))
+    assert [json.loads(line)["fluency"] for line in backup.read_text().splitlines()] == ["A", "A"]
+    rows = {r["id"]: r for r in stored_rows(tmp_path / "judgments.sqlite")}
+    assert [(rows[j.id]["verdict"], rows[j.id]["fluency"], rows[j.id]["overall"]) for j in legacy] == [
+        ("vote", "A", "A"), ("skip", None, None), ("both_bad", None, None), ("vote", "B", "B")]
+    clean = cli(tmp_path, "check")
+    assert clean.returncode == 0 and "0 of 4 judgments" in clean.stdout

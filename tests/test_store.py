@@ -14,26 +14,23 @@ from pathlib import Path
 
 import pytest
 
-from ambigdemo.judging.store import (
-    CapReached,
-    DuplicateJudgment,
-    HubMirror,
-    Judgment,
-    JudgmentStore,
-    pair_id,
-)
+from ambigdemo.judging import exports
+from ambigdemo.judging.judgment import CRITERIA, Judgment, pair_id
+from ambigdemo.judging.store import CapReached, DuplicateJudgment, HubMirror, JudgmentStore
 
 ROOT = Path(__file__).resolve().parent.parent
 
 WRITER = """
 import sys
-from ambigdemo.judging.store import Judgment, JudgmentStore
+from ambigdemo.judging.judgment import Judgment
+from ambigdemo.judging.store import JudgmentStore
 db, prefix, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 store = JudgmentStore(db)
 i = 0
 while n == 0 or i < n:
     j = Judgment.new(question=f"{prefix} question {i}", system_a="x", system_b="y",
-                     answer_a={"paragraph": "a"}, answer_b={"paragraph": "b"}, annotator=prefix, overall="A")
+                     answer_a={"paragraph": "a"}, answer_b={"paragraph": "b"}, annotator=prefix,
+                     comprehensiveness="A", fluency="tie", overall="A")
     store.add(j)
     print(j.id, flush=True)
     i += 1
@@ -41,6 +38,9 @@ while n == 0 or i < n:
 
 
 def make(question: str = "Who won?", annotator: str = "ann", a: str = "x", b: str = "y", **fields) -> Judgment:
+    """A judgment; a vote's criteria not given are ties."""
+    if fields.get("verdict", "vote") == "vote":
+        fields = {**dict.fromkeys(CRITERIA, "tie"), **fields}
     return Judgment.new(question=question, system_a=a, system_b=b, answer_a={"paragraph": f"{a} says"},
                         answer_b={"paragraph": f"{b} says"}, annotator=annotator, **fields)
 
@@ -60,7 +60,7 @@ def test_schema_is_versioned_and_durable(store: JudgmentStore) -> None:
     conn = sqlite3.connect(store.path)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store._conn().execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
-    assert store.schema_version == 1
+    assert store.schema_version == 2
     conn.execute("PRAGMA user_version=99")
     conn.close()
     with pytest.raises(RuntimeError, match="schema v99"):
@@ -112,6 +112,18 @@ def test_invalid_judgments_are_rejected() -> None:
         make(left_is="z")
     with pytest.raises(ValueError, match="acc"):
         make(acc_a=[2], acc_a_total=2)
+    with pytest.raises(ValueError, match="a vote needs a label on fluency"):
+        make(comprehensiveness="A", fluency=None, overall="A")
+
+
+@pytest.mark.parametrize("verdict", ["skip", "both_bad"])
+def test_a_skip_or_both_bad_with_criteria_is_refused(store: JudgmentStore, verdict: str) -> None:
+    with pytest.raises(ValueError, match=f"a {verdict} stores fluency=A"):
+        store.add(make(verdict=verdict, fluency="A"))
+    assert store.count() == 0
+    stored, _ = store.add(make(verdict=verdict))
+    assert [getattr(stored, c) for c in CRITERIA] == [None] * 3
+    assert [stored.label(c) for c in CRITERIA] == [None, None, "tie" if verdict == "both_bad" else None]
 
 
 def in_threads(fn, tasks: list) -> list:
@@ -201,22 +213,22 @@ def _contents(path: Path) -> dict[str, bytes]:
 def test_export_import_round_trip_is_exact(tmp_path: Path, store: JudgmentStore, fmt: str, name: str) -> None:
     original = _varied(store)
     first, second = tmp_path / name.format("one"), tmp_path / name.format("two")
-    assert store.export(first, fmt) == 4
+    assert exports.write(store.iter_all(), first, fmt) == 4
     copy = JudgmentStore(tmp_path / "copy.sqlite")
     copy.add(original[3])
-    assert copy.import_file(first) == (3, 1)
-    assert copy.import_file(first) == (0, 4)
-    assert store.import_file(first) == (0, 4)
+    assert copy.add_many(exports.read(first, fmt)) == (3, 1)
+    assert copy.add_many(exports.read(first, fmt)) == (0, 4)
+    assert store.add_many(exports.read(first, fmt)) == (0, 4)
     assert sorted(copy.iter_all(), key=lambda j: j.id) == sorted(original, key=lambda j: j.id)
     fresh = JudgmentStore(tmp_path / "fresh.sqlite")
-    assert fresh.import_file(first) == (4, 0)  # the format follows from the name
-    fresh.export(second)
+    assert fresh.add_many(exports.read(first)) == (4, 0)  # the format follows from the name
+    exports.write(fresh.iter_all(), second)
     assert _contents(second) == _contents(first)
 
 
 def test_per_criterion_rows_keep_every_annotator_apart(tmp_path: Path, store: JudgmentStore) -> None:
     _varied(store)
-    store.export(tmp_path / "criteria.jsonl")
+    exports.write(store.iter_all(), tmp_path / "criteria.jsonl")
     rows = [json.loads(line) for line in (tmp_path / "criteria.jsonl").read_text().splitlines()]
     assert len(rows) == 3 * store.count()
     first = [r for r in rows if r["question"] == "Quién ganó?"]
@@ -224,30 +236,31 @@ def test_per_criterion_rows_keep_every_annotator_apart(tmp_path: Path, store: Ju
         ("comprehensiveness", "A", "x"), ("fluency", "tie", "tie"), ("overall", "B", "y")]
     assert {(r["annotator"], r["criterion"]) for r in rows if r["question"] == "When?"} == {
         (a, c) for a in "bc" for c in ("comprehensiveness", "fluency", "overall")}
-    card = store.export(tmp_path / "dataset", "hf") and (tmp_path / "dataset" / "README.md").read_text()
+    assert {(r["label"], r["winner"]) for r in rows if r["question"] == "When?"} == {(None, None)}  # skip, both bad
+    card = exports.write(store.iter_all(), tmp_path / "dataset", "hf") and (tmp_path / "dataset" / "README.md").read_text()
     assert "config_name: criteria" in card and "CC BY-SA 4.0" in card
 
 
 def test_per_criterion_import_needs_all_three_rows(tmp_path: Path, store: JudgmentStore) -> None:
     _varied(store)
     path = tmp_path / "criteria.csv"
-    store.export(path)
+    exports.write(store.iter_all(), path)
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join(lines[:-1]))
     fresh = JudgmentStore(tmp_path / "fresh.sqlite")
     with pytest.raises(ValueError, match="needs one row per criterion"):
-        fresh.import_file(path)
+        fresh.add_many(exports.read(path))
     assert fresh.count() == 0
 
 
 def test_import_of_a_bad_row_adds_nothing(tmp_path: Path, store: JudgmentStore) -> None:
     _varied(store)
     path = tmp_path / "bad.jsonl"
-    store.export(path)
+    exports.write(store.iter_all(), path)
     path.write_text(path.read_text() + '{"id": "broken"}\n')
     fresh = JudgmentStore(tmp_path / "fresh.sqlite")
     with pytest.raises(ValueError, match="bad.jsonl:5"):
-        fresh.import_file(path)
+        fresh.add_many(exports.read(path))
     assert fresh.count() == 0
 
 

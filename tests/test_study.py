@@ -12,7 +12,8 @@ from ambigdemo.judging.arena import Arena
 from ambigdemo.judging.predictions import guess_format, load_questions, read_predictions, save_system
 from ambigdemo.judging.quality import annotator_reports, flagged
 from ambigdemo.judging.rating import compute_leaderboard
-from ambigdemo.judging.store import Judgment, JudgmentStore
+from ambigdemo.judging.judgment import Judgment
+from ambigdemo.judging.store import JudgmentStore
 from ambigdemo.judging.study import FULL, SHORT, Study
 from ambigdemo.judging.systems import SpecError, load_systems
 
@@ -110,7 +111,7 @@ def _study(gold_file: Path, **kw) -> Study:
 
 def _vote(pair, annotator: str, overall: str = "A") -> Judgment:
     return Judgment.new(question=pair.question, system_a=pair.system_a, system_b=pair.system_b, answer_a="{}",
-                        answer_b="{}", annotator=annotator, overall=overall, started_at="2026-01-01T00:00:00+00:00",
+                        answer_b="{}", annotator=annotator, comprehensiveness="tie", fluency="tie", overall=overall, started_at="2026-01-01T00:00:00+00:00",
                         created_at="2026-01-01T00:00:30+00:00")
 
 
@@ -170,9 +171,11 @@ def test_an_outlier_is_flagged_and_can_be_left_out() -> None:
         left, right, x_side = ("x", "y", "A") if n % 2 else ("y", "x", "B")  # x preferred, shown on either side
         for annotator in ("a", "b", "c"):
             judgments.append(Judgment.new(question=f"q{n}", system_a=left, system_b=right, answer_a="{}",
-                                          answer_b="{}", annotator=annotator, overall=x_side))
+                                          answer_b="{}", annotator=annotator, comprehensiveness="tie", fluency="tie",
+                                          overall=x_side))
         judgments.append(Judgment.new(question=f"q{n}", system_a=left, system_b=right, answer_a="{}", answer_b="{}",
-                                      annotator="contrarian", overall={"A": "B", "B": "A"}[x_side]))
+                                      annotator="contrarian", comprehensiveness="tie", fluency="tie",
+                                      overall={"A": "B", "B": "A"}[x_side]))
     reports = {r.annotator: r for r in annotator_reports(judgments)}
     assert reports["contrarian"].outlier_p < 0.01 and reports["a"].outlier_p > 0.5
     assert flagged(judgments) == {"contrarian"}

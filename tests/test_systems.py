@@ -6,9 +6,11 @@ import json
 import random
 
 import pytest
+from conftest import stored_rows
 
 from ambigdemo.judging.arena import Arena
-from ambigdemo.judging.store import Judgment, JudgmentStore
+from ambigdemo.judging.judgment import Judgment
+from ambigdemo.judging.store import JudgmentStore
 from ambigdemo.judging.systems import (
     DEFAULT_SYSTEMS,
     POOL_FILE,
@@ -53,7 +55,8 @@ def store(tmp_path):
 def vote(pair, annotator="ann", verdict="vote", **fields):
     return Judgment.new(question=pair.question, system_a=pair.system_a, system_b=pair.system_b,
                         answer_a={"paragraph": "a"}, answer_b={"paragraph": "b"}, annotator=annotator,
-                        left_is=pair.left_is, overall="A", verdict=verdict, **fields)
+                        left_is=pair.left_is, verdict=verdict,
+                        **({"comprehensiveness": "tie", "fluency": "tie", "overall": "A"} if verdict == "vote" else {}), **fields)
 
 
 def test_stored_systems_load_from_file(tmp_path, stored_specs):
@@ -230,8 +233,11 @@ def test_judge_rules_and_idempotency(tmp_path, stored_specs):
     assert session.judge("ann", skip, "skip")[0] == "saved"
     bad = session.new_state(arena.next_pair("ann", store, session.rng))
     list(session.generate(bad))
-    kind, _, j = session.judge("ann", bad, "both_bad", [], [], "A", None, "A")
-    assert kind == "saved" and (j.verdict, j.overall, j.comprehensiveness, j.fluency) == ("both_bad", "tie", "A", "tie")
+    kind, _, j = session.judge("ann", bad, "both_bad", [], [], "A", None, "A")  # radios still set: not stored
+    assert kind == "saved" and (j.verdict, j.overall, j.comprehensiveness, j.fluency) == ("both_bad", None, None, None)
+    row = next(r for r in stored_rows(store.path) if r["id"] == j.id)
+    assert (row["comprehensiveness"], row["fluency"], row["overall"]) == (None, None, None)
+    assert j.label("overall") == "tie"
     capped = session.new_state(arena.next_pair("ann", store, session.rng))
     list(session.generate(capped))
     kind, message, _ = session.judge("ann", capped, "vote", [], [], "A", "A", "A")

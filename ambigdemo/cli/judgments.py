@@ -11,6 +11,9 @@ Verbs (each has ``--help``):
   with ``--study``, agreement with STR-EM and ROUGE-L too (and DR with ``--dr``).
 * ``quality``: per-annotator attention checks, reading time, side bias and outlier flags.
 * ``export`` / ``import``: judgments as JSONL, CSV, per-criterion rows, or a Hugging Face dataset folder.
+* ``check``: list judgments whose stored criteria disagree with their verdict (a skip or "both bad"
+  stored with labels, as the Compare tab did before schema v2); ``--repair`` clears those labels
+  after saving the rows as they were.
 * ``reset``: delete every judgment (admin).
 
 The database is ``Config.from_env().judgments_db`` unless ``--db`` names one; systems and studies
@@ -96,6 +99,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     load.add_argument("file", type=Path)
     load.add_argument("--format", choices=EXPORT_FORMATS, default="", help="default: from the name")
     load.set_defaults(func=_import)
+
+    check = verbs.add_parser("check", parents=[common],
+                             help="list judgments whose stored criteria disagree with their verdict")
+    check.add_argument("--json", action="store_true", help="one JSON object per judgment found")
+    check.add_argument("--repair", action="store_true",
+                       help="clear the labels a skip or both-bad verdict does not collect (rows saved first)")
+    check.add_argument("--backup", type=Path,
+                       help="with --repair: where the rows go as they were (default: beside the database)")
+    check.set_defaults(func=_check)
 
     reset = verbs.add_parser("reset", parents=[common], help="delete every judgment (admin)")
     reset.add_argument("--token", default="", help="must equal AMBIGDEMO_ADMIN_TOKEN")
@@ -189,7 +201,7 @@ def _study_create(args: argparse.Namespace) -> int:
 def _study_status(args: argparse.Namespace) -> int:
     from ambigdemo.judging.arena import Arena
     from ambigdemo.judging.study import Study
-    from ambigdemo.judging.store import pair_id
+    from ambigdemo.judging.judgment import pair_id
     from ambigdemo.judging.systems import SpecError, candidate_pairs
 
     config = _config()
@@ -297,17 +309,47 @@ def _quality(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     if on_space_volume(_db_path(args)) and _refused(args.token):
         return 2
-    n = _open(args).export(args.out, args.format)
+    from ambigdemo.judging import exports
+
+    n = exports.write(_open(args).iter_all(), args.out, args.format)
     print(f"exported {n} judgments to {args.out}")
     return 0
 
 
 def _import(args: argparse.Namespace) -> int:
+    from ambigdemo.judging import exports
+
     try:
-        added, skipped = _open(args).import_file(args.file, args.format)
+        added, skipped = _open(args).add_many(exports.read(args.file, args.format))
     except ValueError as exc:
         return _failed(f"{exc}; nothing was imported")
     print(f"added {added}, skipped {skipped}")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    """Exit 0 when every stored judgment is consistent (or was repaired), 1 when some are not."""
+    from ambigdemo.judging import exports
+    from ambigdemo.judging.judgment import utc_now
+
+    store = _open(args)
+    found = store.inconsistent()
+    for j, problems in found:
+        if args.json:
+            print(json.dumps({"id": j.id, "created_at": j.created_at, "annotator": j.annotator,
+                              "question": j.question, "verdict": j.verdict, "problems": problems}, ensure_ascii=False))
+        else:
+            print(f"{j.id}  {j.created_at[:19]}  {j.annotator}  {'; '.join(problems)}")
+    if not args.json:
+        print(f"{len(found)} of {store.count()} judgments store criteria their verdict does not collect")
+    if not found or not args.repair:
+        return 1 if found else 0
+    stamp = utc_now()[:19].replace(":", "")
+    backup = args.backup or _db_path(args).with_name(f"{_db_path(args).stem}-before-repair-{stamp}.jsonl")
+    exports.write([j for j, _ in found], backup, "jsonl")
+    cleared = store.clear_uncollected_labels()
+    print(f"repaired {cleared}: their labels are cleared; the rows as they were are in {backup}",
+          file=sys.stderr if args.json else sys.stdout)
     return 0
 
 

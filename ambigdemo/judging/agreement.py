@@ -2,7 +2,8 @@
 
 An *item* is one pair (question, two systems) judged on one criterion. Each annotator's label is
 oriented to the pair's canonical (sorted) system order, as an ordinal value: -1 the first system is
-better, 0 tie, +1 the second one is better; ``both_bad`` is a tie on ``overall``. Only each
+better, 0 tie, +1 the second one is better; ``both_bad`` is a tie on ``overall`` and judges no
+other criterion. Only each
 annotator's earliest counted judgment of a pair is used, and attention-check pairs are left out.
 
 * Krippendorff's alpha, ordinal (``krippendorff``), over every item with two or more labels.
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ambigdemo.judging.store import CRITERIA, Judgment
+from ambigdemo.judging.judgment import CRITERIA, Judgment
 
 if TYPE_CHECKING:
     from ambigdemo.judging.predictions import GoldQuestion
@@ -64,21 +65,25 @@ def is_attention(j: Judgment) -> bool:
     return j.system_a.startswith(ATTENTION_PREFIX) or j.system_b.startswith(ATTENTION_PREFIX)
 
 
-def label(j: Judgment, criterion: str) -> int:
-    """``j``'s ordinal label on ``criterion``, oriented to the sorted system order."""
-    value = "tie" if criterion == "overall" and j.verdict == "both_bad" else getattr(j, criterion)
+def label(j: Judgment, criterion: str) -> int | None:
+    """``j``'s ordinal label on ``criterion``, oriented to the sorted system order; ``None`` if not judged."""
+    value = j.label(criterion)
+    if value is None:
+        return None
     oriented = _ORIENTED[value]
     return oriented if j.system_a < j.system_b else -oriented
 
 
 def items(judgments: Iterable[Judgment], criterion: str) -> list[list[int]]:
-    """Labels per item (two or more annotators), each annotator's earliest counted judgment."""
+    """Labels per item (two or more annotators), each annotator's earliest counted judgment; a
+    judgment that did not judge ``criterion`` (a both-bad verdict's fluency) gives no label."""
     first: dict[str, dict[str, Judgment]] = defaultdict(dict)
     for j in sorted(judgments, key=lambda j: (j.created_at, j.id)):
         if j.counted and not is_attention(j):
             first[j.pair_id].setdefault(j.annotator, j)
-    return [[label(j, criterion) for j in by_annotator.values()]
-            for by_annotator in first.values() if len(by_annotator) >= 2]
+    rows = [[x for x in (label(j, criterion) for j in by_annotator.values()) if x is not None]
+            for by_annotator in first.values()]
+    return [r for r in rows if len(r) >= 2]
 
 
 def label_counts(rows: Sequence[Sequence[int]]) -> np.ndarray:

@@ -6,7 +6,8 @@ without a suffix, is ``hf``):
 * ``jsonl``, ``csv``: one row per judgment, every field (lists as JSON text in CSV).
 * ``criteria-jsonl``, ``criteria-csv``: one row per judgment *and criterion* (comprehensiveness,
   fluency, overall): the judgment's fields, then ``criterion``, ``label`` (A, B or tie, as shown) and
-  ``winner`` (the system preferred, or ``tie``). Rows are never merged across annotators.
+  ``winner`` (the system preferred, or ``tie``); both are empty where the verdict (skip, both bad)
+  collects no label. Rows are never merged across annotators.
 * ``hf``: a folder laid out as a Hugging Face dataset: ``judgments.jsonl``, ``criteria.jsonl`` and
   a ``README.md`` dataset card whose YAML names both as configurations.
 
@@ -23,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ambigdemo.judging.store import COLUMNS, CRITERIA, Judgment
+from ambigdemo.judging.judgment import COLUMNS, CRITERIA, Judgment
 
 FORMATS = ("jsonl", "csv", "criteria-jsonl", "criteria-csv", "hf")
 CRITERIA_COLUMNS = tuple(c for c in COLUMNS if c not in CRITERIA) + ("criterion", "label", "winner")
@@ -51,7 +52,8 @@ answer got right ticked (ACC).
 - `judgments` ({n} rows): one row per judgment, every field. `A`/`B` mean `system_a`/`system_b`;
   `left_is` names the system shown on the left; `answer_a`/`answer_b` hold the full answers as JSON.
 - `criteria` ({m} rows): one row per judgment and criterion, with `label` and `winner` (the system
-  preferred, or `tie`). Several annotators' judgments of one pair stay separate rows.
+  preferred, or `tie`); both are empty on a skip or a "both bad" verdict, which judge no criterion.
+  Several annotators' judgments of one pair stay separate rows.
 
 Annotators: {annotators}. Systems: {systems}. Passages shown to annotators are Wikipedia text
 (CC BY-SA 4.0); the answers are the compared systems' outputs. Re-import with
@@ -101,7 +103,7 @@ def criterion_rows(j: Judgment) -> list[dict[str, Any]]:
     out = []
     for criterion in CRITERIA:
         label = getattr(j, criterion)
-        winner = "tie" if label == "tie" else (j.system_a if label == "A" else j.system_b)
+        winner = {"A": j.system_a, "B": j.system_b}.get(label, label)
         out.append({**base, "criterion": criterion, "label": label, "winner": winner})
     return out
 

@@ -24,7 +24,7 @@ from datetime import datetime
 
 from ambigdemo.judging.agreement import is_attention, label
 from ambigdemo.judging.study import FULL
-from ambigdemo.judging.store import Judgment
+from ambigdemo.judging.judgment import Judgment
 
 MIN_ATTENTION_PASS = 0.8
 MIN_SIDE_VOTES = 10

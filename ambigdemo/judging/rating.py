@@ -3,9 +3,10 @@
 Pure analysis on a list of ``Judgment``; no UI, no store access. Scoring rules:
 
 * ``skip`` judgments are excluded everywhere. ``both_bad`` counts as a tie on ``overall`` (neither
-  answer is preferred) and keeps its comprehensiveness/fluency labels and ACC ticks.
+  answer is preferred), keeps its ACC ticks and judges neither comprehensiveness nor fluency
+  (``Judgment.label``; labels a pre-v2 database stored on it are never read).
 * COMP, FLUE, HO (ASQA section 5): per criterion a system scores 1 when preferred, 0.5 on a tie and
-  0 otherwise, averaged over the judgments it took part in, as a percentage.
+  0 otherwise, averaged over the judgments that judged that criterion, as a percentage.
 * ACC: ticked interpretations over all interpretations shown for the system's answers, in percent.
 * Strengths: Bradley-Terry maximum likelihood on ``overall`` (ties are half a win each way), on an
   Elo-like scale ``1000 + 400 * log10(strength)`` with the mean system at 1000, so a 3:1 win ratio is
@@ -31,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ambigdemo.judging.agreement import is_attention, overall_kappa
-from ambigdemo.judging.store import Judgment
+from ambigdemo.judging.judgment import CRITERIA, Judgment
 
 ELO_SCALE = 400 / math.log(10)
 ELO_ANCHOR = 1000.0
@@ -42,12 +43,13 @@ _STEPS = 0.5 ** np.arange(8)
 
 @dataclass(frozen=True)
 class SystemScore:
-    """One leaderboard row; percentages are in [0, 100], ``acc`` is ``None`` without ACC ticks."""
+    """One leaderboard row; percentages are in [0, 100], ``None`` where no judgment gave the
+    criterion a label (``acc``: no ACC ticks)."""
 
     system: str
     n: int
-    comp: float
-    flue: float
+    comp: float | None
+    flue: float | None
     ho: float
     acc: float | None
     strength: float
@@ -78,10 +80,10 @@ class Leaderboard:
             "|---:|---|---|---:|---:|---:|---:|---:|",
         ]
         for rank, s in enumerate(self.systems, start=1):
-            acc = "–" if s.acc is None else f"{s.acc:.1f}"
+            comp, flue, acc = ("–" if x is None else f"{x:.1f}" for x in (s.comp, s.flue, s.acc))
             lines.append(
                 f"| {rank} | {s.system} | {s.strength:.0f} ({s.lower:.0f}–{s.upper:.0f}) | {s.ho:.1f} "
-                f"| {s.comp:.1f} | {s.flue:.1f} | {acc} | {s.n} |"
+                f"| {comp} | {flue} | {acc} | {s.n} |"
             )
         lines += ["", f"{self.n_judgments} judgments ({self.n_skipped} skipped, not counted); "
                       f"intervals from {self.rounds} bootstrap rounds.",
@@ -110,7 +112,8 @@ def _percent(x: float | None) -> str:
 
 @dataclass(frozen=True)
 class _Table:
-    """Counted judgments as arrays: system indices, A's points per criterion, sides and ACC ticks."""
+    """Counted judgments as arrays: system indices, A's points per criterion (NaN: not judged), sides
+    and ACC ticks."""
 
     systems: list[str]
     a: np.ndarray
@@ -125,9 +128,8 @@ class _Table:
         systems = sorted({s for j in judgments for s in (j.system_a, j.system_b)})
         index = {s: i for i, s in enumerate(systems)}
         rows = [
-            (index[j.system_a], index[j.system_b], _POINTS[j.comprehensiveness], _POINTS[j.fluency],
-             0.5 if j.verdict == "both_bad" else _POINTS[j.overall], j.left_is == j.system_a,
-             j.verdict == "vote" and j.overall != "tie",
+            (index[j.system_a], index[j.system_b], *(_POINTS.get(j.label(c), np.nan) for c in CRITERIA),
+             j.left_is == j.system_a, j.verdict == "vote" and j.overall != "tie",
              len(j.acc_a), j.acc_a_total, len(j.acc_b), j.acc_b_total)
             for j in judgments
         ]
@@ -192,12 +194,15 @@ def compute_leaderboard(judgments: Iterable[Judgment], rounds: int = 1000, seed:
 def _system_rows(table: _Table, strength: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> list[SystemScore]:
     ones = np.ones(len(table.a))
     n = table.per_system(ones, ones)
-    scores = np.stack([table.per_system(table.points[:, c], 1.0 - table.points[:, c]) for c in range(3)], axis=1)
-    scores = 100 * scores / n[:, None]
+    judged = ~np.isnan(table.points)
+    points = np.where(judged, table.points, 0.0)
+    scores = np.stack([table.per_system(points[:, c], judged[:, c] - points[:, c]) for c in range(3)], axis=1)
+    counts = np.stack([table.per_system(judged[:, c], judged[:, c]) for c in range(3)], axis=1)
+    scores = 100 * np.divide(scores, counts, out=np.full_like(scores, np.nan), where=counts > 0)
     ticked = table.per_system(table.acc[:, 0], table.acc[:, 2])
     shown = table.per_system(table.acc[:, 1], table.acc[:, 3])
     rows = [
-        SystemScore(name, int(n[i]), float(scores[i, 0]), float(scores[i, 1]), float(scores[i, 2]),
+        SystemScore(name, int(n[i]), *(None if np.isnan(x) else float(x) for x in scores[i]),
                     float(100 * ticked[i] / shown[i]) if shown[i] else None,
                     float(strength[i]), float(lower[i]), float(upper[i]))
         for i, name in enumerate(table.systems)

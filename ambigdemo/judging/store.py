@@ -17,8 +17,6 @@ first); an annotator gives at most one counted verdict (``vote`` or ``both_bad``
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import hmac
 import json
 import logging
@@ -26,18 +24,15 @@ import os
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from collections.abc import Iterable, Iterator
+from datetime import date, timedelta
 from pathlib import Path
-from typing import Any
+
+from ambigdemo.judging.judgment import COLUMNS, CRITERIA, CRITERIA_LABELS, VERDICTS, Judgment, utc_now
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
-CRITERIA = ("comprehensiveness", "fluency", "overall")
-CRITERIA_LABELS = ("A", "B", "tie")
-VERDICTS = ("vote", "skip", "both_bad")
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 30_000
 
 _SCHEMA_V1 = f"""
@@ -69,8 +64,27 @@ CREATE UNIQUE INDEX one_verdict_per_pair ON judgments (annotator, pair_id) WHERE
 CREATE INDEX by_annotator_time ON judgments (annotator, created_at);
 """
 
+# v2: a skip or a both-bad verdict stores no criterion (NULL). Rows are copied as they were: a v1 skip
+# still shows the labels it was stored with, for `judgments check` to list and `--repair` to clear.
+_CRITERION = "{0} TEXT CHECK ({0} IS NULL OR {0} IN " + str(CRITERIA_LABELS) + ")"
+_SCHEMA_V2 = (
+    _SCHEMA_V1.replace("CREATE TABLE judgments", "CREATE TABLE judgments_v2")
+    .split(";")[0]
+    .replace(f"comprehensiveness TEXT NOT NULL CHECK (comprehensiveness IN {CRITERIA_LABELS})",
+             _CRITERION.format("comprehensiveness"))
+    .replace(f"fluency TEXT NOT NULL CHECK (fluency IN {CRITERIA_LABELS})", _CRITERION.format("fluency"))
+    .replace(f"overall TEXT NOT NULL CHECK (overall IN {CRITERIA_LABELS})", _CRITERION.format("overall"))
+    + f""";
+INSERT INTO judgments_v2 ({', '.join(COLUMNS)}) SELECT {', '.join(COLUMNS)} FROM judgments ORDER BY rowid;
+DROP TABLE judgments;
+ALTER TABLE judgments_v2 RENAME TO judgments;
+CREATE UNIQUE INDEX one_verdict_per_pair ON judgments (annotator, pair_id) WHERE verdict != 'skip';
+CREATE INDEX by_annotator_time ON judgments (annotator, created_at);
+"""
+)
+
 # MIGRATIONS[v] upgrades a database at user_version v to v + 1.
-MIGRATIONS: tuple[str, ...] = (_SCHEMA_V1,)
+MIGRATIONS: tuple[str, ...] = (_SCHEMA_V1, _SCHEMA_V2)
 
 
 class StoreError(Exception):
@@ -85,122 +99,12 @@ class CapReached(StoreError):
     """The annotator reached the daily cap of counted judgments (UTC day)."""
 
 
-def utc_now() -> str:
-    """Current time as the store's timestamp format: ISO 8601, UTC, microseconds."""
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
-
-
 def check_admin_token(token: str, expected_token: str) -> None:
     """Raise ``PermissionError`` unless an admin token is configured and ``token`` equals it."""
     if not expected_token:
         raise PermissionError("no admin token is configured (AMBIGDEMO_ADMIN_TOKEN)")
     if not hmac.compare_digest(token.encode(), expected_token.encode()):
         raise PermissionError("wrong admin token")
-
-
-def pair_id(question: str, system_x: str, system_y: str) -> str:
-    """Stable id of (question, unordered pair of systems): whitespace- and case-insensitive."""
-    key = json.dumps([" ".join(question.split()).casefold(), sorted([system_x, system_y])])
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:20]
-
-
-@dataclass(frozen=True)
-class Judgment:
-    """One pairwise judgment, with everything needed to reproduce it.
-
-    ``A``/``B`` in ``comprehensiveness``/``fluency``/``overall`` always mean ``system_a``/``system_b``;
-    ``left_is`` names the system that was displayed on the left (the UI shows ``system_a`` there).
-    ``answer_a``/``answer_b`` are the full answers as JSON text. ``acc_a`` lists the indices of the
-    interpretations the annotator ticked as correctly answered by A, out of ``acc_a_total`` (ASQA ACC).
-    """
-
-    id: str
-    client_key: str
-    question: str
-    pair_id: str
-    system_a: str
-    system_b: str
-    answer_a: str
-    answer_b: str
-    left_is: str
-    annotator: str
-    acc_a: list[int] = field(default_factory=list)
-    acc_a_total: int = 0
-    acc_b: list[int] = field(default_factory=list)
-    acc_b_total: int = 0
-    comprehensiveness: str = "tie"
-    fluency: str = "tie"
-    overall: str = "tie"
-    verdict: str = "vote"
-    comment: str = ""
-    created_at: str = ""
-    started_at: str = ""
-    app_version: str = ""
-
-    def __post_init__(self) -> None:
-        _check(bool(self.id and self.client_key and self.annotator), "id, client_key and annotator are required")
-        _check(self.system_a != self.system_b, "system_a and system_b must differ")
-        _check(self.left_is in (self.system_a, self.system_b), "left_is must be system_a or system_b")
-        _check(self.verdict in VERDICTS, f"verdict must be one of {VERDICTS}")
-        for name in CRITERIA:
-            _check(getattr(self, name) in CRITERIA_LABELS, f"{name} must be one of {CRITERIA_LABELS}")
-        for ticked, total in ((self.acc_a, self.acc_a_total), (self.acc_b, self.acc_b_total)):
-            _check(all(0 <= i < total for i in ticked) and len(set(ticked)) == len(ticked),
-                   "acc indices must be distinct and below their total")
-        _check(self.pair_id == pair_id(self.question, self.system_a, self.system_b), "pair_id does not match")
-
-    @classmethod
-    def new(cls, *, question: str, system_a: str, system_b: str, answer_a: Any, answer_b: Any,
-            annotator: str, client_key: str = "", left_is: str = "", **fields: Any) -> "Judgment":
-        """A fresh judgment: new id, ``pair_id`` and ``created_at``; answers may be dicts (JSON-encoded)."""
-        new_id = str(uuid.uuid4())
-        fields.setdefault("created_at", utc_now())
-        return cls(
-            id=new_id, client_key=client_key or new_id, question=question,
-            pair_id=pair_id(question, system_a, system_b), system_a=system_a, system_b=system_b,
-            answer_a=_json_text(answer_a), answer_b=_json_text(answer_b), left_is=left_is or system_a,
-            annotator=annotator, **fields,
-        )
-
-    @property
-    def counted(self) -> bool:
-        """Whether the judgment carries a verdict (``vote`` or ``both_bad``), as opposed to ``skip``."""
-        return self.verdict != "skip"
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    def to_row(self) -> dict[str, str | int]:
-        """Flat form for SQLite and CSV: lists become JSON text."""
-        return {k: json.dumps(v) if isinstance(v, list) else v for k, v in self.to_dict().items()}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Judgment":
-        """Inverse of ``to_dict`` and ``to_row``: accepts JSON text or lists, strings or ints."""
-        missing = [f.name for f in FIELDS if f.name not in data]
-        _check(not missing, f"missing fields: {missing}")
-        return cls(**{f.name: _coerce(f.type, data[f.name]) for f in FIELDS})
-
-
-FIELDS = dataclasses.fields(Judgment)
-COLUMNS = tuple(f.name for f in FIELDS)
-
-
-def _check(ok: bool, message: str) -> None:
-    if not ok:
-        raise ValueError(message)
-
-
-def _json_text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def _coerce(kind: str, value: Any) -> Any:
-    if kind == "list[int]":
-        return [int(i) for i in (json.loads(value) if isinstance(value, str) else value)]
-    if kind == "int":
-        return int(value)
-    return str(value)
 
 
 def _day_bounds(timestamp: str) -> tuple[str, str]:
@@ -258,8 +162,11 @@ class JudgmentStore:
         """Store ``j`` atomically; returns ``(stored, created)``.
 
         A repeated ``client_key`` returns the stored judgment with ``created=False``; raises
-        ``DuplicateJudgment`` when the annotator already judged the pair, ``CapReached`` past the cap.
+        ``DuplicateJudgment`` when the annotator already judged the pair, ``CapReached`` past the cap,
+        and ``ValueError`` for a skip or both-bad verdict that carries criteria.
         """
+        if j.problems():
+            raise ValueError("; ".join(j.problems()))
         conn = self._conn()
         with _transaction(conn):
             existing = conn.execute("SELECT * FROM judgments WHERE client_key = ?", (j.client_key,)).fetchone()
@@ -318,22 +225,14 @@ class JudgmentStore:
                                     (annotator,))
         return {r[0]: r[1] for r in rows}
 
-    def export(self, path: str | os.PathLike, fmt: str = "") -> int:
-        """Write every judgment to ``path`` (``exports.FORMATS``; default from the name); returns how many."""
-        from ambigdemo.judging import exports
+    def add_many(self, judgments: Iterable[Judgment]) -> tuple[int, int]:
+        """Restore judgments (an export) in one transaction; returns ``(added, skipped)``.
 
-        return exports.write(self.iter_all(), path, fmt)
-
-    def import_file(self, path: str | os.PathLike, fmt: str = "") -> tuple[int, int]:
-        """Load an export in one transaction; returns ``(added, skipped)``.
-
-        A row is skipped when its id, ``client_key`` or (annotator, pair) verdict is already stored.
-        The daily cap does not apply: imports restore judgments that were already accepted. A bad
-        row raises ``ValueError`` naming it, and nothing of the file is stored.
+        A judgment is skipped when its id, ``client_key`` or (annotator, pair) verdict is already
+        stored. The daily cap does not apply: these were accepted once. Records from before schema v2
+        are kept as they were (``judgments check`` lists them). If reading ``judgments`` raises,
+        nothing is stored.
         """
-        from ambigdemo.judging import exports
-
-        judgments = list(exports.read(path, fmt))
         conn = self._conn()
         added = skipped = 0
         with _transaction(conn):
@@ -343,6 +242,18 @@ class JudgmentStore:
                 else:
                     skipped += 1
         return added, skipped
+
+    def inconsistent(self) -> list[tuple[Judgment, list[str]]]:
+        """Judgments whose stored criteria disagree with their verdict, with what is wrong."""
+        return [(j, j.problems()) for j in self.iter_all() if j.problems()]
+
+    def clear_uncollected_labels(self) -> int:
+        """Set to NULL the criteria stored on skips and both-bad verdicts; returns how many rows changed."""
+        conn = self._conn()
+        stored = " OR ".join(f"{c} IS NOT NULL" for c in CRITERIA)
+        with _transaction(conn):
+            return conn.execute(f"UPDATE judgments SET {', '.join(f'{c} = NULL' for c in CRITERIA)} "
+                                f"WHERE verdict != 'vote' AND ({stored})").rowcount
 
     def reset(self, token: str, expected_token: str) -> int:
         """Delete every judgment (admin only); returns how many were deleted."""

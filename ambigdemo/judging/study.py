@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ambigdemo.files import replace_text
 from ambigdemo.judging.agreement import ATTENTION_PREFIX
 from ambigdemo.judging.predictions import GoldQuestion, check_name
-from ambigdemo.judging.store import pair_id, utc_now
+from ambigdemo.judging.judgment import pair_id, utc_now
 from ambigdemo.judging.systems import Pair, SpecError, System, SystemAnswer, candidate_pairs, question_key
 
 if TYPE_CHECKING:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ambigdemo.config import MAX_QUESTION_CHARS, ROOT
-from ambigdemo.judging.store import pair_id
+from ambigdemo.judging.judgment import pair_id
 
 if TYPE_CHECKING:
     from ambigdemo.pipeline import Pipeline

@@ -31,7 +31,8 @@ import gradio as gr
 
 from ambigdemo import __version__
 from ambigdemo.config import Config
-from ambigdemo.judging.store import CRITERIA_LABELS, Judgment, JudgmentStore, StoreError, utc_now
+from ambigdemo.judging.judgment import CRITERIA_LABELS, Judgment, utc_now
+from ambigdemo.judging.store import JudgmentStore, StoreError
 from ambigdemo.judging.arena import Arena
 from ambigdemo.judging.systems import Pair, SystemAnswer, same_words
 from ambigdemo.ui import ANSWERING
@@ -220,9 +221,8 @@ class CompareSession:
             missing = [name for name, value in labels.items() if value not in CRITERIA_LABELS]
             if missing:
                 return "rejected", f"Choose A, B or tie for: {', '.join(missing)}.", None
-        labels = {k: v if v in CRITERIA_LABELS else "tie" for k, v in labels.items()}
-        if verdict == "both_bad":
-            labels["overall"] = "tie"
+        else:  # a skip or "both bad" states no preference: whatever the radios show is not stored
+            labels = dict.fromkeys(labels)
         pair, answers = state["pair"], state["answers"]
         totals = [len((answers.get(s) or {}).get("interpretations") or []) for s in ("A", "B")]
         try:
@@ -346,15 +346,12 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
             return
         pair = session.arena.next_pair(annotator, store, session.rng, exclude=skipped_ids)
         if pair is None:
-            yield [None, question_html(""), answer_html(None, "A"), answer_html(None, "B"),
-                   *_acc_updates(None, None),
-                   *[gr.update(value=None)] * 3, gr.update(value=""), *enable(False),
-                   status_html("You have judged every available pair. Thank you!", "ok"), ready]
+            yield [None, question_html(""), answer_html(None, "A"), answer_html(None, "B"), *cleared(),
+                   *enable(False), status_html("You have judged every available pair. Thank you!", "ok"), ready]
             return
         new = session.new_state(pair)
-        reset = [*_acc_updates(None, None), *[gr.update(value=None)] * 3, gr.update(value="")]
         yield [new, question_html(pair.question, new["shown"]), answer_html(None, "A", True), answer_html(None, "B", True),
-               *reset, *enable(False), "", gr.update(interactive=False)]
+               *cleared(), *enable(False), "", gr.update(interactive=False)]
         try:
             for new in session.generate(new):
                 a, b = (SystemAnswer.from_dict(x) if x else None for x in (new["answers"]["A"], new["answers"]["B"]))
@@ -372,6 +369,12 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
                                "press “Next pair”.", "ok"), ready]
             return
         yield [new, gr.update(), gr.update(), gr.update(), *_acc_updates(a, b), *[gr.update()] * 4, *enable(True), "", ready]
+
+    def cleared() -> list:
+        """Every control of a pair empty: ticks, the three criteria and the comment. One update object
+        per component: Gradio consumes an update's ``value`` when it applies it, so a list repeating
+        one object reset the first radio only and the others kept the last pair's choice."""
+        return [*_acc_updates(None, None), *(gr.update(value=None) for _ in radios), gr.update(value="")]
 
     def _acc_updates(a: SystemAnswer | None, b: SystemAnswer | None) -> list:
         """Both sides' ticks at once, with the buttons that submit them: the groups stay mounted (a group

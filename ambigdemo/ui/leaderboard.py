@@ -20,6 +20,7 @@ from pathlib import Path
 import gradio as gr
 
 from ambigdemo.config import Config
+from ambigdemo.judging import exports
 from ambigdemo.judging.agreement import CriterionAgreement, Estimate, agreement
 from ambigdemo.judging.predictions import load_questions, read_predictions, save_system
 from ambigdemo.judging.quality import AnnotatorReport, annotator_reports, flagged
@@ -172,11 +173,11 @@ def export_for_admin(store: JudgmentStore, folder: Path, kind: str) -> tuple[Pat
     suffix = {"criteria-jsonl": "criteria.jsonl", "criteria-csv": "criteria.csv"}.get(kind, kind)
     path = private / f"judgments-{time.strftime('%Y%m%d-%H%M%S')}.{suffix}"
     if kind == "hf":
-        n = store.export(private / "dataset", "hf")
+        n = exports.write(store.iter_all(), private / "dataset", "hf")
         shutil.make_archive(str(path.with_suffix("")), "zip", private / "dataset")
         shutil.rmtree(private / "dataset")
         return path.with_suffix(".zip"), n
-    return path, store.export(path, kind)
+    return path, exports.write(store.iter_all(), path, kind)
 
 
 def _authorised(token: str | None, config: Config) -> str:
@@ -271,7 +272,7 @@ def build(store: JudgmentStore, config: Config, tab: gr.Tab | None = None,
             export_file = gr.File(label="Export", interactive=False, elem_id="admin-file")
             confirm = gr.Checkbox(label="I understand that reset deletes every judgment", value=False)
             reset_btn = gr.Button("Reset (delete all judgments)", variant="stop", elem_id="admin-reset")
-    exports = Path(tempfile.mkdtemp(prefix="ambigdemo-export-"))
+    export_root = Path(tempfile.mkdtemp(prefix="ambigdemo-export-"))
 
     def gated(fn: Callable[..., str]) -> Callable[..., str]:
         def run(tok: str, *args):
@@ -291,7 +292,7 @@ def build(store: JudgmentStore, config: Config, tab: gr.Tab | None = None,
         why = _authorised(tok, config)
         if why:
             return None, escape(why)
-        path, n = export_for_admin(store, exports, kind)
+        path, n = export_for_admin(store, export_root, kind)
         return str(path), f"Exported {n} judgments. The link works for this page only and expires in {EXPORT_TTL_S // 60} minutes."
 
     def do_reset(tok: str, sure: bool):
