@@ -129,3 +129,12 @@ def test_a_follow_up_the_passages_cannot_answer_says_so(pipeline):
     question = "What did Neil Armstrong eat on the Moon?"
     assert fast.ask(question, follow_up=True).message == CANNOT_ANSWER
     assert fast.ask(question).message == NO_ANSWER
+
+
+def test_a_first_question_whose_pronoun_refers_to_nothing_gets_a_note():
+    """Issue 34: "When was he born?" right after Clear was answered about an unrelated work with no warning."""
+    lonely = FollowUps().standalone("When was he born?", [])
+    assert (lonely.question, lonely.source) == ("When was he born?", "as asked")
+    assert lonely.note.startswith("“he” refers to nothing earlier in this conversation")
+    assert FollowUps().standalone("Who wrote Hamlet?", []).note == ""
+    assert FollowUps().standalone("When was he born?", [Turn("Who wrote Hamlet?", ["William Shakespeare"])]).note == ""

@@ -152,6 +152,60 @@ def test_a_conversation_rewrites_follow_ups_per_session_and_clears(page, browser
     assert not page.locator("#standalone textarea").is_visible()
 
 
+def test_clear_stops_the_answer_in_flight(browser, pipeline, tmp_path):
+    """Issue 34: Clear emptied the page, then the running follow-up's answer arrived and restored the
+    two-turn conversation, so the next question was read as a follow-up. The app answers one question
+    at a time here, so the question asked after Clear starts only once the cleared answer has ended:
+    how it is read decides the race."""
+    from conftest import serve
+
+    with serve(pipeline, tmp_path, concurrency=1) as url:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.goto(url, wait_until="domcontentloaded")
+        turns = page.locator("#conversation [data-testid=turn]")
+        ask(page, "Who wrote Hamlet?")
+        turns.first.wait_for(timeout=TIMEOUT_MS)
+        ask(page, "When was he born?")
+        page.locator("#conversation", has_text="processing").wait_for(timeout=TIMEOUT_MS)  # Gradio's progress: in flight
+        page.evaluate("""() => {
+            const box = document.querySelector('#conversation');
+            window.afterClear = [];
+            let cleared = false;
+            new MutationObserver(() => {
+                const text = box.innerText.trim();
+                if (cleared) window.afterClear.push(text); else cleared = text === '';
+            }).observe(box, {childList: true, subtree: true, characterData: true});
+        }""")
+        page.locator("#clear").click()
+        turns.first.wait_for(state="detached", timeout=60_000)
+        ask(page, "Who painted the Mona Lisa?")
+        page.locator("#conversation [data-testid=turn]", has_text="Mona Lisa").wait_for(timeout=TIMEOUT_MS)
+        assert turns.count() == 1, page.locator("#conversation").inner_text()
+        assert not page.locator("#standalone textarea").is_visible(), "read as a follow-up of the cleared turns"
+        assert not [t for t in page.evaluate("window.afterClear") if "Hamlet" in t], "the cleared conversation came back"
+        context.close()
+
+
+def test_a_question_asked_while_another_is_answered_is_answered(page):
+    """Issue 34: a second Ask while the first was answered was dropped without a sign (Gradio runs one
+    click of a button at a time) while the box kept showing it."""
+    ask(page, "Who wrote Hamlet?")
+    page.locator("#passages li").first.wait_for(timeout=TIMEOUT_MS)  # the first question is being answered
+    ask(page, "Who painted the Mona Lisa?")
+    page.locator("#conversation [data-testid=turn]", has_text="Mona Lisa").wait_for(timeout=TIMEOUT_MS)
+    assert "Leonardo" in page.locator("#cards").inner_text()
+    assert page.locator("#question textarea").input_value() == "Who painted the Mona Lisa?"
+
+
+def test_a_pronoun_with_nothing_to_refer_to_is_said(page):
+    ask(page, "When was he born?")
+    page.locator("#conversation [data-testid=turn]").first.wait_for(timeout=TIMEOUT_MS)
+    note = page.locator("#cards [data-testid=note]")
+    assert "“he” refers to nothing earlier in this conversation" in note.inner_text()
+    assert "answered as typed" in note.inner_text()
+
+
 def test_contrast_view_puts_a_minimal_edit_beside_its_question(page, artifacts_dir):
     page.get_by_role("tab", name="Contrast").click()
     page.locator("#contrast-a textarea").fill("What is the capital of South Africa?")

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     if args.history:
         replace_text(args.history, json.dumps([vars(t) for t in history], indent=1, ensure_ascii=False) + "\n")
     if args.json:
-        data = [{"asked": s.asked, "rewrite_source": s.source, **r.to_dict()} for s, r in results]
+        data = [{"asked": s.asked, "rewrite_source": s.source, "note": s.note, **r.to_dict()} for s, r in results]
         print(json.dumps(data[0] if len(data) == 1 else data, ensure_ascii=False, indent=2))
         return 0
     for n, (standalone, result) in enumerate(results):
@@ -66,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
             print()
         if standalone.question != standalone.asked:
             print(f"{standalone.asked}  (answered as: {standalone.question})")
+        if standalone.note:
+            print(standalone.note)
         print(render_text(result, pipeline.credit))
     return 0
 

@@ -34,6 +34,7 @@ EXAMPLES = (
     ((("Where was the Battle of Hastings fought?", "Hastings"),), "When?", "When was the Battle of Hastings fought?"),
 )
 REFERRING = frozenset("he she him his her hers they them their theirs it its there then this that these those".split())
+PRONOUNS = frozenset("he she him his her hers they them their theirs it its".split())  # name what came before
 LEAD_INS = re.compile(r"^\s*(and|so|but|also|what about|how about|and what about|what of)\b[\s,]*", re.I)
 MIN_CONTENT = 3  # a follow-up with fewer content words leaves something out ("How many people died?")
 MAX_QUESTION_WORDS = 40
@@ -47,6 +48,17 @@ class Standalone:
     question: str
     source: str  # "as asked", "llm" or "rules"
     edit: Edit = field(default_factory=Edit)
+    note: str = ""  # said to the user beside the answer: a pronoun with nothing to refer to
+
+
+def unreferred(asked: str) -> str:
+    """A note for a first question whose pronoun can only mean something said before ("When did he
+    die?" with no conversation), or ""."""
+    word = next((w for w in re.findall(r"\w+", asked) if w.lower() in PRONOUNS), "")
+    if not word:
+        return ""
+    return (f"“{word}” refers to nothing earlier in this conversation, so the question was answered as "
+            "typed: name who or what you mean for a better answer.")
 
 
 def needs_context(asked: str) -> bool:
@@ -107,7 +119,9 @@ class FollowUps:
 
     def standalone(self, asked: str, history: Sequence[Turn]) -> Standalone:
         history = list(history)[-self.context_turns :]
-        if not history or not needs_context(asked):
+        if not history:
+            return Standalone(asked, asked, "as asked", note=unreferred(asked))
+        if not needs_context(asked):
             return Standalone(asked, asked, "as asked")
         for source, proposal in (("llm", self._propose), ("rules", rule_rewrite)):
             question = " ".join((proposal(asked, history) or "").split())

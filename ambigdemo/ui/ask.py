@@ -23,10 +23,34 @@ def load_examples(path: Path = EXAMPLES_FILE) -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
 
 
-def _shown(result, credit: str) -> tuple[str, str, str, str]:
+class Current:
+    """Which question of one browser session is being answered. Each Ask and each Clear takes a new
+    number; an answer whose number is no longer current stops without another update, so a cleared
+    or replaced question never writes its turn back (held in ``gr.State``: one object per session,
+    the same one in every event of that session)."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def take(self) -> int:
+        self.n += 1
+        return self.n
+
+
+def latest(current: Current, updates: Iterator[tuple]) -> Iterator[tuple]:
+    """``updates`` while they belong to the session's current question; closing them stops the worker."""
+    mine = current.take()
+    for update in updates:
+        if current.n != mine:
+            updates.close()
+            return
+        yield update
+
+
+def _shown(result, credit: str, note: str = "") -> tuple[str, str, str, str]:
     final = "total" in result.timings_ms
     return (
-        render.interpretations_html(result),
+        render.note_html(note) + render.interpretations_html(result),
         render.paragraph_html(result.paragraph, len(result.passages), final, result.paragraph_pending),
         render.passages_html(result.passages, credit),
         render.timings_html(result.timings_ms),
@@ -62,13 +86,13 @@ def conversation_stream(pipeline: Pipeline, asked: str, history: list[dict], rew
     result = None
     try:
         for result in pipeline.stream(standalone.question, follow_up=bool(history)):
-            yield render.conversation_html(history), box, *_shown(result, pipeline.credit), history
+            yield render.conversation_html(history), box, *_shown(result, pipeline.credit, standalone.note), history
     except QuestionError as exc:
         yield render.conversation_html(history), box, *_input_error(exc), history
         return
     turn = {"asked": standalone.asked, "question": standalone.question, "answers": [i.answer for i in result.interpretations]}
     history = (history + [turn])[-MAX_TURNS:]
-    yield render.conversation_html(history), box, *_shown(result, pipeline.credit), history
+    yield render.conversation_html(history), box, *_shown(result, pipeline.credit, standalone.note), history
 
 
 def build(pipeline: Pipeline, workers: Workers) -> None:
@@ -76,9 +100,11 @@ def build(pipeline: Pipeline, workers: Workers) -> None:
 
     The tab is a conversation: each question after the first is read as a follow-up of the earlier
     ones (per browser session, in ``gr.State``) and answered as the standalone question shown, which
-    the user can edit; Clear starts over; an example starts a new conversation."""
+    the user can edit; Clear starts over; an example starts a new conversation. A question asked while
+    another is answered replaces it, and Clear stops the one being answered."""
     examples = [e["question"] for e in load_examples()]
     history = gr.State([])
+    current = gr.State(Current())
     conversation = gr.HTML(elem_id="conversation")
     with gr.Row():
         question = gr.Textbox(label="Question (follow-ups may refer to earlier answers)", placeholder="Who discovered oxygen?",
@@ -102,12 +128,12 @@ def build(pipeline: Pipeline, workers: Workers) -> None:
     shown = [cards, paragraph, passages, timings]
     outputs = [conversation, standalone, *shown, history]
 
-    def converse(q: str, turns: list[dict]):
-        yield from workers.stream(conversation_stream, pipeline, q, turns)
+    def converse(q: str, turns: list[dict], now: Current):
+        yield from latest(now, workers.stream(conversation_stream, pipeline, q, turns))
 
-    def reask(edited: str, turns: list[dict]):
+    def reask(edited: str, turns: list[dict], now: Current):
         """The user's own standalone question in place of the last turn's rewrite."""
-        yield from workers.stream(conversation_stream, pipeline, edited, turns[:-1], False)
+        yield from latest(now, workers.stream(conversation_stream, pipeline, edited, turns[:-1], False))
 
     def ask_api(question: str) -> dict:
         """The result as JSON (the CLI's ``--json`` shape); a bad question raises a readable error."""
@@ -116,23 +142,35 @@ def build(pipeline: Pipeline, workers: Workers) -> None:
         except QuestionError as exc:
             raise gr.Error(str(exc)) from exc
 
+    # "multiple": a question asked while another is answered starts at once and replaces it (Gradio's
+    # default for a click, "once", dropped it without a sign while the box kept showing it).
     limit = {"concurrency_id": ANSWERING, "concurrency_limit": pipeline.config.concurrency}
     unanswered = render.failed_js(render.UNANSWERED, len(shown))
+    answering = []
     for trigger, fn, box in ((ask.click, converse, question), (question.submit, converse, question), (standalone.submit, reask, standalone)):
-        trigger(fn, inputs=[box, history], outputs=outputs, api_visibility="private", **limit).failure(
-            None, js=unanswered, outputs=shown)
-    clear.click(lambda: ("", gr.update(value="", visible=False), "", "", "", "", [], ""),
-                outputs=[*outputs, question], api_visibility="private", queue=False)
+        event = trigger(fn, inputs=[box, history, current], outputs=outputs, api_visibility="private",
+                        trigger_mode="multiple", **limit)
+        event.failure(None, js=unanswered, outputs=shown)
+        answering.append(event)
 
-    def example(text: str):
+    def example(text: str, now: Current):
         """An example starts a new conversation: into the question box and answered, as one event (a
         second event chained with ``.then`` never ran when the first was turned away by a full queue)."""
-        for update in workers.stream(conversation_stream, pipeline, text, []):
+        for update in latest(now, workers.stream(conversation_stream, pipeline, text, [])):
             yield text, *update
 
     for button in example_buttons:
-        button.click(example, inputs=button, outputs=[question, *outputs], api_visibility="private",
-                     show_progress_on=shown, **limit).failure(
-            None, js=render.failed_js(render.UNANSWERED, len(shown), echo=True), inputs=button,
-            outputs=[question, *shown])
+        event = button.click(example, inputs=[button, current], outputs=[question, *outputs], api_visibility="private",
+                             show_progress_on=shown, trigger_mode="multiple", **limit)
+        event.failure(None, js=render.failed_js(render.UNANSWERED, len(shown), echo=True), inputs=button,
+                      outputs=[question, *shown])
+        answering.append(event)
+
+    def start_over(now: Current):
+        """Clear: the answer in flight is stopped (cancelled, and its number is no longer current)."""
+        now.take()
+        return "", gr.update(value="", visible=False), "", "", "", "", [], ""
+
+    clear.click(start_over, inputs=current, outputs=[*outputs, question], api_visibility="private", queue=False,
+                cancels=answering)
     gr.api(ask_api, api_name="ask", **limit)

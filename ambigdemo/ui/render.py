@@ -97,6 +97,11 @@ def passages_html(passages: list[Passage], credit: str = WIKI_CREDIT) -> str:
     return f'<ul class="ad-passages">{items}</ul><div class="ad-credit">{escape(credit)}</div>' if items else ""
 
 
+def note_html(note: str) -> str:
+    """A remark on how the question was read, above its answers ("" for none)."""
+    return f'<div class="ad-note" data-testid="note">{escape(note)}</div>' if note else ""
+
+
 def conversation_html(history: list[dict]) -> str:
     """The conversation so far: each turn as asked, the standalone question it was answered as, its answers."""
     rows = []
@@ -172,6 +177,7 @@ CSS = """
 a.cite{padding:0 !important;margin:0 !important}
 .ad-credit{font-size:.8em;color:#57606a}
 .ad-empty{padding:10px;color:#9a6700}
+.ad-note{padding:8px 12px;margin:4px 0;border-radius:8px;background:#fff8c5;color:#57606a}
 .ad-turns{margin:4px 0 0 1.2em;padding:0}
 .ad-turns li{margin:4px 0}
 .ad-contrast{display:flex;flex-wrap:wrap;gap:12px}
