@@ -192,6 +192,35 @@ def test_three_pairs_in_a_row_store_exactly_what_was_clicked(browser, app_url):
     page.close()
 
 
+def test_a_reload_brings_back_the_name_and_the_unfinished_pair(browser, app_url):
+    """Issue 34: a reload mid-judgment returned to the Ask tab with the name empty and the pair gone."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1400})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(app_url)
+    page.get_by_role("tab", name="Compare").click()
+    page.locator("#annotator input, #annotator textarea").first.press_sequentially("Playwright Fay")
+    load_pair(page)
+    question, pair = page.locator('[data-testid="compare-question"]').inner_text(), shown(page)
+    page.wait_for_function("""() => Object.keys(localStorage).some(k => k.includes('ambigdemo-compare'))""")
+    page.reload()
+    page.locator(f'[data-testid="compare-question"][data-shown="{pair}"]').wait_for()
+    assert page.get_by_role("tab", name="Compare").get_attribute("aria-selected") == "true"
+    assert page.locator("#annotator input, #annotator textarea").first.input_value() == "Playwright Fay"
+    assert "unfinished pair is back" in page.locator('[data-testid="compare-status"]').inner_text()
+    fill_verdict(page)
+    page.locator("#submit").click()
+    page.locator('[data-testid="reveal"]').wait_for()
+    assert rows("SELECT question FROM judgments WHERE annotator = 'playwright fay'") == [(question,)]
+    page.reload()  # a judged pair does not come back (the page opens on Ask); the name does
+    page.locator("#question textarea").wait_for()
+    page.get_by_role("tab", name="Compare").click()
+    page.wait_for_function("""() => [...document.querySelectorAll('#annotator input, #annotator textarea')]
+        .some(x => x.value === 'Playwright Fay')""")
+    assert not page.locator("#compare-question").inner_text().strip()
+    context.close()
+
+
 def test_next_pair_is_off_while_a_pair_is_answered(browser, app_url):
     """A click on Next pair while the pair was still being answered was dropped without a sign (one load
     per button at a time), so the button looked live but did nothing: it is off until the pair is ready."""
@@ -218,6 +247,7 @@ def test_double_click_stores_one_judgment(browser, app_url):
     # The second click reaches the server after the first and gets the stored judgment back.
     page.locator('[data-testid="compare-status"]').filter(has_text="Saved once").wait_for()
     page.locator('[data-testid="reveal"]').wait_for()
+    assert "Judgment saved" in page.locator('[data-testid="compare-status"]').inner_text()
     assert rows("SELECT count(*) FROM judgments WHERE annotator = 'playwright bob'") == [(1,)]
     page.locator("#submit").dblclick(force=True)  # disabled now: no effect
     page.wait_for_timeout(500)

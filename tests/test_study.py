@@ -14,8 +14,9 @@ from ambigdemo.judging.quality import annotator_reports, flagged
 from ambigdemo.judging.rating import compute_leaderboard
 from ambigdemo.judging.judgment import Judgment
 from ambigdemo.judging.store import JudgmentStore
-from ambigdemo.judging.study import FULL, SHORT, Study
-from ambigdemo.judging.systems import SpecError, load_systems
+from ambigdemo.judging.study import FULL, SHORT, Study, eligible_for_check
+from ambigdemo.judging.systems import SpecError, SystemAnswer, load_systems
+from ambigdemo.ui.compare import CompareSession
 
 GOLD = [
     {"id": "q1", "question": "Who sings what a beautiful name?", "annotations": [
@@ -98,7 +99,7 @@ def test_save_system_replaces_the_file_whole(tmp_path: Path, gold_file: Path) ->
 def _two_systems(tmp_path: Path) -> dict:
     folder = tmp_path / "systems"
     for name, tag in (("mine", "Mine"), ("theirs", "Theirs")):
-        rows = [{"question": g["question"], "paragraph": f"{tag} says {LONG}",
+        rows = [{"question": g["question"], "paragraph": f"{LONG} In short: {tag}.",
                  "interpretations": [{"question": g["question"], "answer": tag}]} for g in GOLD]
         folder.mkdir(exist_ok=True)
         (folder / f"{name}.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
@@ -147,7 +148,7 @@ def test_attention_checks_and_quality_flags(tmp_path: Path, gold_file: Path) -> 
     check = arena.next_pair("careless", store, rng)
     assert {check.system_a, check.system_b} == {FULL, SHORT}
     full, short = arena.answer(FULL, check.question), arena.answer(SHORT, check.question)
-    assert full.paragraph.startswith("Mine says") and len(short.paragraph.split()) < len(full.paragraph.split())
+    assert full.paragraph.endswith("In short: Mine.") and len(short.paragraph.split()) < len(full.paragraph.split())
     assert len(short.interpretations) <= 1
     for annotator, picks_full in (("careless", False), ("careful", True)):
         for _ in range(3):
@@ -163,6 +164,32 @@ def test_attention_checks_and_quality_flags(tmp_path: Path, gold_file: Path) -> 
     assert any("reading time 30 s" in f for f in reports["careful"].flags)
     board = compute_leaderboard(store.iter_all(), rounds=0)
     assert all(not s.system.startswith("check:") for s in board.systems)
+
+
+@pytest.mark.parametrize("paragraph, interpretations, eligible", [
+    (f"{LONG} In short: Mine.", [{"question": "q?", "answer": "Mine"}], True),  # the cut copy loses the answer
+    (f"Mine says {LONG}", [{"question": "q?", "answer": "Mine"}], False),  # it keeps it: a tie is fair
+    (f"Mine says {LONG}", [{"question": "q?", "answer": "Mine"}, {"question": "q2?", "answer": "Yours"}], True),
+    ("I don't know: the passages I read do not say who sings it, so I cannot answer this question.", [], False),
+    ("Mine.", [{"question": "q?", "answer": "Mine"}, {"question": "q2?", "answer": "Yours"}], False),  # too short
+])
+def test_an_attention_check_needs_a_cut_copy_that_is_clearly_worse(paragraph, interpretations, eligible) -> None:
+    """Issue 34: an "I don't know" answer against its cut copy made a fair tie fail the check."""
+    answer = SystemAnswer("stored:mine", "Who sings it?", paragraph, interpretations, [])
+    assert eligible_for_check(answer) is eligible
+
+
+def test_a_complete_study_says_so_to_a_new_annotator(tmp_path: Path, gold_file: Path) -> None:
+    """Issue 34: someone who had judged nothing was told "You have judged every available pair"."""
+    study = _study(gold_file, per_pair=1, attention_share=0.0)
+    arena = Arena(_two_systems(tmp_path), load_study_pool(study), study=study)
+    store = JudgmentStore(tmp_path / "j.sqlite")
+    session = CompareSession(arena, store, random.Random(0))
+    assert session.none_left("newcomer").startswith("You have judged")  # not complete yet
+    while (pair := arena.next_pair("early", store, session.rng)) is not None:
+        store.add(_vote(pair, "early", "A"))
+    assert arena.next_pair("newcomer", store, session.rng) is None
+    assert session.none_left("newcomer") == "This study is complete: every pair has all the judgments it needs. Thank you!"
 
 
 def test_an_outlier_is_flagged_and_can_be_left_out() -> None:

@@ -52,16 +52,17 @@ def admin_message(page, text: str) -> str:
     return message.inner_text()
 
 
-def judge_all(page, name: str) -> list[str]:
+def judge_all(page, name: str) -> tuple[list[str], str]:
+    """Judge every pair offered to ``name``; returns the questions and what the tab says at the end."""
     page.get_by_role("tab", name="Compare").click()
     page.locator("#annotator input, #annotator textarea").first.fill(name)
     questions = []
     while True:
         page.locator("#next-pair").click()
         page.wait_for_function("""!document.querySelector('#submit').disabled ||
-            (document.querySelector('[data-testid="compare-status"]')?.innerText || '').includes('every available pair')""")
+            /every available pair|study is complete/.test(document.querySelector('[data-testid="compare-status"]')?.innerText || '')""")
         if page.locator("#submit").is_disabled():
-            return questions
+            return questions, page.locator('[data-testid="compare-status"]').inner_text()
         questions.append(page.locator('[data-testid="compare-question"]').inner_text().strip())
         for group in ("#acc-a", "#acc-b"):  # the JSONL system lists no interpretations: nothing to tick there
             if page.locator(f"{group} input[type=checkbox]").count():
@@ -107,12 +108,16 @@ def test_two_annotators_judge_an_uploaded_study(browser, pipeline, tmp_path, stu
         admin_message(admin, "Study s1 started")
 
         annotators = [browser.new_page(viewport={"width": 1280, "height": 1400}) for _ in range(2)]
-        seen = []
+        seen, ends = [], []
         for page, name in zip(annotators, ("Ann One", "Ann Two")):
             page.set_default_timeout(TIMEOUT_MS)
             page.goto(url)
-            seen.append(sorted(judge_all(page, name)))
+            questions, end = judge_all(page, name)
+            seen.append(sorted(questions))
+            ends.append(end)
         assert seen[0] == seen[1] == sorted(q for _, q, _ in QUESTIONS)  # overlap 2: both judged every pair
+        assert "You have judged every available pair" in ends[0]  # the study still needed Ann Two
+        assert "This study is complete" in ends[1]
         with sqlite3.connect(data_dir / "judgments.sqlite") as conn:
             stored = conn.execute("SELECT annotator, system_a, system_b FROM judgments").fetchall()
         assert len(stored) == 6 and {a for a, *_ in stored} == {"ann one", "ann two"}

@@ -222,6 +222,7 @@ def test_judge_rules_and_idempotency(tmp_path, stored_specs):
     assert json.loads(first.answer_a)["system"] == state["pair"]["system_a"]
     kind, message, again = session.judge("ann", state, "vote", [], [], "B", "B", "B")  # double click
     assert kind == "repeat" and again.id == first.id and store.count() == 1
+    assert message == "Judgment saved. Saved once: repeated submissions of this pair are ignored."
     # The same pair shown again (new client_key) is refused by the store.
     fresh = session.new_state(arena.next_pair("ann", store, session.rng))
     fresh["pair"] = state["pair"]

@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ambigdemo.judging import study as studies
+from ambigdemo.judging.judgment import pair_id
 from ambigdemo.judging.systems import (
     Pair,
     Pool,
@@ -84,6 +85,14 @@ class Arena:
         return studies.assign(annotator, store, rng, questions=self.pool.questions, systems=self.systems,
                               per_pair=self.study.per_pair, attention_share=self.study.attention_share,
                               eligible_checks=self.checks, exclude=excluded)
+
+    def complete(self, store: "JudgmentStore") -> bool:
+        """Whether a study has every judgment it asks for: each pair judged ``per_pair`` times."""
+        if self.study is None:
+            return False
+        counts = store.pair_counts()
+        return all(counts.get(pair_id(q, x, y), 0) >= self.study.per_pair
+                   for q, x, y in candidate_pairs(self.pool.questions, self.systems, self.identical))
 
     @property
     def min_read_s(self) -> float:

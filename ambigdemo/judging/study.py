@@ -134,4 +134,15 @@ def _oriented(question: str, x: str, y: str, left: Mapping[str, int], rng: rando
 
 
 def eligible_for_check(answer: SystemAnswer) -> bool:
-    return len(answer.paragraph.split()) >= MIN_CHECK_WORDS
+    """Whether the cut copy of ``answer`` is clearly worse, so that preferring it, or a tie, fails.
+
+    The answer must be long enough and the copy must lose an answer it gives: a second interpretation,
+    or the only one's answer, which the paragraph states only in the half that is cut. An answer that
+    gives none ("I don't know ...") is no check: its cut copy is no worse, and a tie is fair.
+    """
+    if len(answer.paragraph.split()) < MIN_CHECK_WORDS or not answer.interpretations:
+        return False
+    if len(answer.interpretations) >= 2:
+        return True
+    said = answer.interpretations[0]["answer"].casefold()
+    return said in answer.paragraph.casefold() and said not in shortened(answer).paragraph.casefold()

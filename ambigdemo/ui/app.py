@@ -41,13 +41,15 @@ def build_app(pipeline: Pipeline, config: Config) -> gr.Blocks:
             refresh = lambda: render.escape(pipeline.status)  # noqa: E731
             demo.load(refresh, outputs=status, queue=False)
             gr.Timer(STATUS_REFRESH_S).tick(refresh, outputs=status, queue=False)
-        with gr.Tabs():
+        memory = compare.browser_memory()
+        with gr.Tabs() as tabs:
             with gr.Tab("Ask", id="ask"):
                 ask.build(pipeline, workers)
             with gr.Tab("Contrast", id="contrast"):
                 contrast.build(pipeline, workers)
             with gr.Tab("Compare", id="compare"):
-                comparing = compare.build(pipeline, store, config, arena, workers=workers)
+                comparing = compare.build(pipeline, store, config, arena, workers=workers, page=demo, tabs=tabs,
+                                          memory=memory)
             with gr.Tab("Leaderboard", id="leaderboard") as leaderboard_tab:
                 leaderboard.build(store, config, tab=leaderboard_tab, start_study=lambda study: comparing.use(
                     Arena.from_study(pipeline, study, config.data_dir)))

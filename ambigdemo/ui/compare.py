@@ -22,8 +22,9 @@ import random
 import re
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
@@ -44,6 +45,13 @@ log = logging.getLogger(__name__)
 MAX_NAME_CHARS = 64
 MAX_COMMENT_CHARS = 2000
 MAX_LABEL_CHARS = 300
+MAX_UNFINISHED = 1000  # pairs kept for a reload (the least recently shown go first)
+SAVED = {"vote": "Judgment saved", "both_bad": "Saved: both answers bad", "skip": "Skipped"}
+REPEATED = "Saved once: repeated submissions of this pair are ignored."
+# The browser keeps the typed name and the unfinished pair's key, never a system's name. Gradio encrypts
+# a BrowserState with a key it sends to the page, so it hides nothing from the annotator; a fixed key
+# keeps the name across restarts of the app.
+BROWSER_KEY = "ambigdemo-compare"
 CRITERIA = (
     ("comprehensiveness", "Comprehensiveness: which answer covers more of the question's interpretations?"),
     ("fluency", "Fluency: which answer reads better (clear, coherent, well-formed)?"),
@@ -169,6 +177,7 @@ class CompareSession:
     store: JudgmentStore
     rng: random.Random
     workers: Workers | None = None
+    unfinished: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
 
     def new_state(self, pair: Pair) -> dict[str, Any]:
         """Server-side state of one shown pair: its client_key, sides and (later) the answers."""
@@ -187,6 +196,27 @@ class CompareSession:
             if self.complete(state):
                 state["read_from"] = time.monotonic()
             yield state
+
+    def remember(self, state: dict[str, Any] | None) -> str:
+        """Keep a pair ready to judge for a reload of the page; returns its key ("" if not ready)."""
+        if not self.complete(state) or state.get("done"):
+            return ""
+        self.unfinished[state["client_key"]] = state
+        self.unfinished.move_to_end(state["client_key"])
+        while len(self.unfinished) > MAX_UNFINISHED:
+            self.unfinished.popitem(last=False)
+        return state["client_key"]
+
+    def recall(self, key: str) -> dict[str, Any] | None:
+        """The unfinished pair a reloaded page shows again, or None."""
+        state = self.unfinished.get(key or "")
+        return state if state is not None and not state.get("done") else None
+
+    def none_left(self, annotator: str) -> str:
+        """Why there is no pair for ``annotator``."""
+        if self.arena.complete(self.store):
+            return "This study is complete: every pair has all the judgments it needs. Thank you!"
+        return "You have judged every available pair. Thank you!"
 
     def use(self, arena: Arena) -> None:
         """Assign pairs from ``arena`` from now on (an admin started a study)."""
@@ -242,10 +272,10 @@ class CompareSession:
             log.warning("rejected judgment: %s", exc)
             return "rejected", f"Not saved: {exc}", None
         state["done"] = True
+        self.unfinished.pop(state["client_key"], None)
         if not created:
-            return "repeat", "Saved once: repeated submissions of this pair are ignored.", stored
-        what = {"vote": "Judgment saved", "both_bad": "Saved: both answers bad", "skip": "Skipped"}[verdict]
-        return "saved", what + self.today(annotator), stored
+            return "repeat", f"{SAVED[stored.verdict]}. {REPEATED}", stored
+        return "saved", SAVED[verdict] + self.today(annotator), stored
 
     def today(self, annotator: str) -> str:
         n, cap = self.store.count_today(annotator), self.store.daily_cap
@@ -299,9 +329,20 @@ def _identified(fn: Callable, n_inputs: int, space: bool, generator: bool = Fals
     return handler
 
 
+def browser_memory() -> gr.BrowserState:
+    """What the browser keeps of the Compare tab. Made outside any tab: Gradio reads a BrowserState
+    from the browser when it is mounted, and a tab's components are mounted only once it is opened."""
+    return gr.BrowserState({"name": "", "pair": ""}, storage_key=BROWSER_KEY, secret=BROWSER_KEY)
+
+
 def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = None,
-          rng: random.Random | None = None, workers: Workers | None = None) -> CompareSession:
-    """Add the Compare tab's components and events to the current Blocks."""
+          rng: random.Random | None = None, workers: Workers | None = None,
+          page: gr.Blocks | None = None, tabs: gr.Tabs | None = None,
+          memory: gr.BrowserState | None = None) -> CompareSession:
+    """Add the Compare tab's components and events to the current Blocks.
+
+    With ``page`` (the app's Blocks) and ``memory`` (its :func:`browser_memory`) a reload brings back
+    the typed name and the pair being judged, reopening the tab (``tabs``, whose tab id is ``compare``)."""
     arena = arena or Arena.from_env(pipeline, data_dir=config.data_dir)
     session = CompareSession(arena, store, rng or random.Random(), workers)
     space = on_space()
@@ -332,6 +373,7 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
     status = gr.HTML(css_template=CSS, elem_id="compare-status")
     state = gr.State(None)
     skipped = gr.State([])
+    saved = memory if memory is not None else browser_memory()
     buttons = [submit_btn, skip_btn, bad_btn]
 
     def enable(on: bool) -> list:
@@ -347,7 +389,7 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
         pair = session.arena.next_pair(annotator, store, session.rng, exclude=skipped_ids)
         if pair is None:
             yield [None, question_html(""), answer_html(None, "A"), answer_html(None, "B"), *cleared(),
-                   *enable(False), status_html("You have judged every available pair. Thank you!", "ok"), ready]
+                   *enable(False), status_html(session.none_left(annotator), "ok"), ready]
             return
         new = session.new_state(pair)
         yield [new, question_html(pair.question, new["shown"]), answer_html(None, "A", True), answer_html(None, "B", True),
@@ -411,8 +453,17 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
     # buttons) for as long as the queue made the load wait (98-121 s with 80 users), and its timers kept
     # the tab's main thread twice as busy (24% against 13% of a 35 s wait: a one-off CDP measurement in Chromium).
     loading = {"show_progress_on": [answer_a, answer_b], **limit}
-    next_btn.click(load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private",
-                   **loading).failure(None, js=not_loaded, outputs=status)
+    def keep(current: dict | None, browser: dict | None) -> dict:
+        """What the browser keeps for a reload: the name and the key of the pair ready to judge."""
+        return {**(browser or {}), "pair": session.remember(current)}
+
+    loaded = next_btn.click(load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private",
+                            **loading)
+    loaded.failure(None, js=not_loaded, outputs=status)
+    loaded.then(keep, inputs=[state, saved], outputs=saved, api_visibility="private", queue=False)
+    # In the page, in typing order (one request per key could land out of order and keep "Fa" for "Fay").
+    name.input(None, js="(typed, browser) => ({...(browser || {}), name: typed})", inputs=[name, saved],
+               outputs=saved)
     # Verdicts run one at a time: two clicks in one instant ran side by side, and whichever answered last
     # ("Judgment saved" or "Saved once") took the status, so the page could show the wrong one.
     judging = {"concurrency_id": "compare-judge", "concurrency_limit": 1}
@@ -420,8 +471,33 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
         button.click(_identified(judge(verdict), len(inputs), space), inputs=[name, *inputs], outputs=judge_outputs,
                      api_visibility="private", trigger_mode="always_last", **judging).failure(
             None, js=not_saved, outputs=status)
-    skip_btn.click(_identified(judge("skip"), len(inputs), space), inputs=[name, *inputs], outputs=judge_outputs,
-                   api_visibility="private", **judging).then(
-        load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private", **loading).failure(
-        None, js=not_loaded, outputs=status)
+    skipped_then = skip_btn.click(_identified(judge("skip"), len(inputs), space), inputs=[name, *inputs],
+                                  outputs=judge_outputs, api_visibility="private", **judging).then(
+        load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private", **loading)
+    skipped_then.failure(None, js=not_loaded, outputs=status)
+    skipped_then.then(keep, inputs=[state, saved], outputs=saved, api_visibility="private", queue=False)
+
+    def reopen(browser: dict | None) -> list:
+        """A reloaded page: the typed name back, and the Compare tab if a pair was being judged on it."""
+        browser = browser or {}
+        typed = gr.update(value=browser["name"]) if browser.get("name") else gr.update()
+        back = session.recall(browser.get("pair", "")) is not None
+        return [typed, *([gr.Tabs(selected="compare") if back else gr.update()] if tabs else [])]
+
+    def restore(browser: dict | None) -> list:
+        """The pair that was being judged, once its tab is mounted (an update sent while the tab opened
+        left Gradio's progress over its components)."""
+        current = session.recall((browser or {}).get("pair", ""))
+        if current is None:
+            return [gr.update() for _ in range(6 + len(buttons) + 1)]
+        a, b = (SystemAnswer.from_dict(current["answers"][side]) for side in "AB")
+        return [current, question_html(current["pair"]["question"], current["shown"]), answer_html(a, "A"),
+                answer_html(b, "B"), *_acc_updates(a, b), *enable(True),
+                status_html("Your unfinished pair is back: judge it, or press “Next pair” for another.", "ok")]
+
+    if page is not None:
+        page.load(reopen, inputs=saved, outputs=[name, *([tabs] if tabs else [])], api_visibility="private",
+                  queue=False).then(
+            restore, inputs=saved, outputs=[state, question, answer_a, answer_b, acc_a, acc_b, *buttons, status],
+            api_visibility="private", show_progress="hidden")
     return session
