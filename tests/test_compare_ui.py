@@ -330,3 +330,53 @@ def test_an_export_goes_to_a_fresh_unguessable_place_and_earlier_ones_are_delete
     assert first.parent != second.parent and len(second.parent.name) >= 24, "each export gets its own random folder"
     assert leaderboard.EXPORT_TTL_S <= 3600
     store.close()
+
+
+def in_view(page, selector: str) -> str:
+    """A JS condition: ``selector`` lies wholly inside the viewport."""
+    return f"""(() => {{ const r = document.querySelector('{selector}')?.getBoundingClientRect();
+        return !!r && r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight; }})()"""
+
+
+def test_judging_on_a_phone(browser, app_url, artifacts_dir):
+    """Issue 34 at 390x844: answer A's ticks came before answer B (a pair was ~2,500 px tall), the
+    confirmation and Next pair were out of sight after Submit, and Leaderboard hid behind the tab menu.
+    ``AMBIGDEMO_UPDATE_SCREENSHOT=1`` writes docs/images/compare-phone.png."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(app_url)
+    tabs = page.get_by_role("tab")
+    tabs.first.wait_for()
+    assert tabs.all_inner_texts() == ["Ask", "Contrast", "Compare", "Leaderboard"]  # none in an overflow menu
+    assert all(tabs.nth(i).is_visible() for i in range(4))
+    page.get_by_role("tab", name="Compare").tap()
+    page.locator("#annotator input, #annotator textarea").first.fill("Playwright Phone")
+    load_pair(page)
+    switch = page.locator("#side-switch")
+    assert switch.is_visible()
+    assert page.locator("#answer-a").is_visible() and not page.locator("#answer-b").is_visible()
+    ticks = page.locator("#acc-a input[type=checkbox]")
+    if ticks.count():
+        ticks.first.check()
+    switch.locator("label", has_text="Answer B").tap()
+    page.locator("#answer-b").wait_for(state="visible")
+    assert not page.locator("#answer-a").is_visible() and page.locator("#acc-b").is_visible()
+    assert page.locator("#crit-overall").is_visible()  # the criteria stay below whichever side is shown
+    page.screenshot(path=str(artifacts_dir / "compare-phone.png"), full_page=False)
+    if os.environ.get("AMBIGDEMO_UPDATE_SCREENSHOT"):
+        page.locator("#compare-question").scroll_into_view_if_needed()
+        page.screenshot(path=str(Path(__file__).resolve().parent.parent / "docs" / "images" / "compare-phone.png"))
+    choose(page, "comprehensiveness", "A")
+    choose(page, "fluency", "Tie")
+    choose(page, "overall", "B")
+    before = shown(page)
+    page.locator("#submit").tap()
+    page.locator('[data-testid="reveal"]').wait_for()
+    page.wait_for_function(in_view(page, '[data-testid="reveal"]'))  # scrolled to the confirmation
+    assert page.evaluate(in_view(page, "#next-pair-below")), "Next pair beside the confirmation"
+    page.locator("#next-pair-below").tap()
+    page.locator(f'[data-testid="compare-question"]:not([data-shown="{before}"])').wait_for()
+    page.wait_for_function("!document.querySelector('#next-pair').disabled")
+    assert page.locator("#answer-a").is_visible(), "a new pair opens on answer A"
+    context.close()

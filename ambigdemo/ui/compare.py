@@ -82,6 +82,25 @@ CSS = """
 """
 
 
+NARROW = "(max-width: 640px)"
+# Page rules (``launch`` adds them; Gradio scopes them under its container, so none starts at body): on a narrow screen the two answers are two tabs chosen by the
+# A/B switch, each with its ticks, the criteria below both; the switch is hidden elsewhere.
+PAGE_CSS = f"""
+#side-switch{{display:none}}
+@media {NARROW} {{
+  #side-switch{{display:block}}
+  #compare-sides:has(#side-switch label.selected input[value="B"]) #side-a{{display:none !important}}
+  #compare-sides:not(:has(#side-switch label.selected input[value="B"])) #side-b{{display:none !important}}
+}}
+"""
+SIDE_CHOICES = [("Answer A", "A"), ("Answer B", "B")]
+SHOW_STATUS_JS = "() => document.querySelector('#compare-status')?.scrollIntoView({block: 'center'})"
+NEXT_BELOW_JS = """() => {
+    const next = document.querySelector('#next-pair');
+    if (next && !next.disabled) { next.click(); document.querySelector('#compare-question')?.scrollIntoView(); }
+}"""
+
+
 def on_space() -> bool:
     """Identify annotators by their HF login: on a Space (``SPACE_ID``) with OAuth enabled.
 
@@ -355,15 +374,18 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
                           elem_id="annotator", visible=not space)
         next_btn = gr.Button("Next pair", variant="primary", scale=1, elem_id="next-pair")
     question = gr.HTML(css_template=CSS, elem_id="compare-question", padding=False)
-    with gr.Row(equal_height=False):
-        with gr.Column():
-            answer_a = gr.HTML(answer_html(None, "A"), css_template=CSS, elem_id="answer-a")
-            acc_a = gr.CheckboxGroup([], label="Which interpretations does answer A answer correctly?",
-                                     elem_id="acc-a", interactive=False)
-        with gr.Column():
-            answer_b = gr.HTML(answer_html(None, "B"), css_template=CSS, elem_id="answer-b")
-            acc_b = gr.CheckboxGroup([], label="Which interpretations does answer B answer correctly?",
-                                     elem_id="acc-b", interactive=False)
+    with gr.Column(elem_id="compare-sides"):
+        side = gr.Radio(SIDE_CHOICES, value="A", show_label=False, container=False, interactive=True,
+                        elem_id="side-switch")
+        with gr.Row(equal_height=False):
+            with gr.Column(elem_id="side-a"):
+                answer_a = gr.HTML(answer_html(None, "A"), css_template=CSS, elem_id="answer-a")
+                acc_a = gr.CheckboxGroup([], label="Which interpretations does answer A answer correctly?",
+                                         elem_id="acc-a", interactive=False)
+            with gr.Column(elem_id="side-b"):
+                answer_b = gr.HTML(answer_html(None, "B"), css_template=CSS, elem_id="answer-b")
+                acc_b = gr.CheckboxGroup([], label="Which interpretations does answer B answer correctly?",
+                                         elem_id="acc-b", interactive=False)
     radios = [gr.Radio(CHOICES, label=label, elem_id=f"crit-{key}") for key, label in CRITERIA]
     comment = gr.Textbox(label="Comment (optional)", max_lines=4, elem_id="comment")
     with gr.Row():
@@ -371,6 +393,7 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
         skip_btn = gr.Button("Skip", interactive=False, elem_id="skip")
         bad_btn = gr.Button("Both bad", variant="stop", interactive=False, elem_id="both-bad")
     status = gr.HTML(css_template=CSS, elem_id="compare-status")
+    next_below = gr.Button("Next pair", size="md", elem_id="next-pair-below")  # beside the confirmation
     state = gr.State(None)
     skipped = gr.State([])
     saved = memory if memory is not None else browser_memory()
@@ -457,6 +480,8 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
         """What the browser keeps for a reload: the name and the key of the pair ready to judge."""
         return {**(browser or {}), "pair": session.remember(current)}
 
+    next_below.click(None, js=NEXT_BELOW_JS)
+    next_btn.click(None, js="() => 'A'", outputs=side)  # a new pair opens on answer A
     loaded = next_btn.click(load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private",
                             **loading)
     loaded.failure(None, js=not_loaded, outputs=status)
@@ -468,9 +493,11 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
     # ("Judgment saved" or "Saved once") took the status, so the page could show the wrong one.
     judging = {"concurrency_id": "compare-judge", "concurrency_limit": 1}
     for button, verdict in ((submit_btn, "vote"), (bad_btn, "both_bad")):
-        button.click(_identified(judge(verdict), len(inputs), space), inputs=[name, *inputs], outputs=judge_outputs,
-                     api_visibility="private", trigger_mode="always_last", **judging).failure(
-            None, js=not_saved, outputs=status)
+        judged = button.click(_identified(judge(verdict), len(inputs), space), inputs=[name, *inputs],
+                              outputs=judge_outputs, api_visibility="private", trigger_mode="always_last", **judging)
+        judged.failure(None, js=not_saved, outputs=status)
+        judged.then(None, js=SHOW_STATUS_JS)  # on a phone the confirmation is below the fold
+    skip_btn.click(None, js="() => 'A'", outputs=side)
     skipped_then = skip_btn.click(_identified(judge("skip"), len(inputs), space), inputs=[name, *inputs],
                                   outputs=judge_outputs, api_visibility="private", **judging).then(
         load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private", **loading)

@@ -177,6 +177,7 @@ CSS = """
 a.cite{padding:0 !important;margin:0 !important}
 .ad-credit{font-size:.8em;color:#57606a}
 .ad-empty{padding:10px;color:#9a6700}
+@media (max-width: 640px){.tab-container button{padding:0 7px !important;font-size:14px !important}}
 .ad-note{padding:8px 12px;margin:4px 0;border-radius:8px;background:#fff8c5;color:#57606a}
 .ad-turns{margin:4px 0 0 1.2em;padding:0}
 .ad-turns li{margin:4px 0}
