@@ -185,11 +185,11 @@ def test_a_complete_study_says_so_to_a_new_annotator(tmp_path: Path, gold_file: 
     arena = Arena(_two_systems(tmp_path), load_study_pool(study), study=study)
     store = JudgmentStore(tmp_path / "j.sqlite")
     session = CompareSession(arena, store, random.Random(0))
-    assert session.none_left("newcomer").startswith("You have judged")  # not complete yet
+    assert session.none_left().startswith("You have judged")  # not complete yet
     while (pair := arena.next_pair("early", store, session.rng)) is not None:
         store.add(_vote(pair, "early", "A"))
     assert arena.next_pair("newcomer", store, session.rng) is None
-    assert session.none_left("newcomer") == "This study is complete: every pair has all the judgments it needs. Thank you!"
+    assert session.none_left() == "This study is complete: every pair has all the judgments it needs. Thank you!"
 
 
 def test_an_outlier_is_flagged_and_can_be_left_out() -> None:

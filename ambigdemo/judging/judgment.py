@@ -115,12 +115,6 @@ class Judgment:
             return []
         return [f"a {self.verdict} stores {', '.join(f'{c}={getattr(self, c)}' for c in stored)}"]
 
-    def without_labels(self) -> "Judgment":
-        """The same judgment with the labels its verdict does not collect removed."""
-        if self.verdict == "vote":
-            return self
-        return dataclasses.replace(self, **dict.fromkeys(CRITERIA))
-
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 

@@ -66,22 +66,19 @@ CREATE INDEX by_annotator_time ON judgments (annotator, created_at);
 
 # v2: a skip or a both-bad verdict stores no criterion (NULL). Rows are copied as they were: a v1 skip
 # still shows the labels it was stored with, for `judgments check` to list and `--repair` to clear.
-_CRITERION = "{0} TEXT CHECK ({0} IS NULL OR {0} IN " + str(CRITERIA_LABELS) + ")"
-_SCHEMA_V2 = (
-    _SCHEMA_V1.replace("CREATE TABLE judgments", "CREATE TABLE judgments_v2")
-    .split(";")[0]
-    .replace(f"comprehensiveness TEXT NOT NULL CHECK (comprehensiveness IN {CRITERIA_LABELS})",
-             _CRITERION.format("comprehensiveness"))
-    .replace(f"fluency TEXT NOT NULL CHECK (fluency IN {CRITERIA_LABELS})", _CRITERION.format("fluency"))
-    .replace(f"overall TEXT NOT NULL CHECK (overall IN {CRITERIA_LABELS})", _CRITERION.format("overall"))
-    + f""";
+def _nullable_criteria(table: str) -> str:
+    """v1's CREATE TABLE with each criterion allowed to be NULL."""
+    for c in CRITERIA:
+        table = table.replace(f"{c} TEXT NOT NULL CHECK ({c} IN {CRITERIA_LABELS})",
+                              f"{c} TEXT CHECK ({c} IS NULL OR {c} IN {CRITERIA_LABELS})")
+    return table
+
+
+_TABLE_V1, _INDEXES = _SCHEMA_V1.split(";", 1)
+_SCHEMA_V2 = f"""{_nullable_criteria(_TABLE_V1.replace("CREATE TABLE judgments", "CREATE TABLE judgments_v2"))};
 INSERT INTO judgments_v2 ({', '.join(COLUMNS)}) SELECT {', '.join(COLUMNS)} FROM judgments ORDER BY rowid;
 DROP TABLE judgments;
-ALTER TABLE judgments_v2 RENAME TO judgments;
-CREATE UNIQUE INDEX one_verdict_per_pair ON judgments (annotator, pair_id) WHERE verdict != 'skip';
-CREATE INDEX by_annotator_time ON judgments (annotator, created_at);
-"""
-)
+ALTER TABLE judgments_v2 RENAME TO judgments;{_INDEXES}"""
 
 # MIGRATIONS[v] upgrades a database at user_version v to v + 1.
 MIGRATIONS: tuple[str, ...] = (_SCHEMA_V1, _SCHEMA_V2)
@@ -165,8 +162,8 @@ class JudgmentStore:
         ``DuplicateJudgment`` when the annotator already judged the pair, ``CapReached`` past the cap,
         and ``ValueError`` for a skip or both-bad verdict that carries criteria.
         """
-        if j.problems():
-            raise ValueError("; ".join(j.problems()))
+        if problems := j.problems():
+            raise ValueError("; ".join(problems))
         conn = self._conn()
         with _transaction(conn):
             existing = conn.execute("SELECT * FROM judgments WHERE client_key = ?", (j.client_key,)).fetchone()
@@ -245,7 +242,7 @@ class JudgmentStore:
 
     def inconsistent(self) -> list[tuple[Judgment, list[str]]]:
         """Judgments whose stored criteria disagree with their verdict, with what is wrong."""
-        return [(j, j.problems()) for j in self.iter_all() if j.problems()]
+        return [(j, problems) for j in self.iter_all() if (problems := j.problems())]
 
     def clear_uncollected_labels(self) -> int:
         """Set to NULL the criteria stored on skips and both-bad verdicts; returns how many rows changed."""

@@ -20,6 +20,7 @@ import math
 import os
 import random
 import re
+import threading
 import time
 import uuid
 from collections import OrderedDict
@@ -83,8 +84,9 @@ CSS = """
 
 
 NARROW = "(max-width: 640px)"
-# Page rules (``launch`` adds them; Gradio scopes them under its container, so none starts at body): on a narrow screen the two answers are two tabs chosen by the
-# A/B switch, each with its ticks, the criteria below both; the switch is hidden elsewhere.
+# Page rules (``launch`` adds them; Gradio scopes them under its container, so none starts at body): on
+# a narrow screen the two answers are two tabs chosen by the A/B switch, each with its ticks, the
+# criteria below both; the switch is hidden elsewhere.
 PAGE_CSS = f"""
 #side-switch{{display:none}}
 @media {NARROW} {{
@@ -94,6 +96,7 @@ PAGE_CSS = f"""
 }}
 """
 SIDE_CHOICES = [("Answer A", "A"), ("Answer B", "B")]
+FIRST_SIDE_JS = "() => 'A'"  # a new pair opens on answer A
 SHOW_STATUS_JS = "() => document.querySelector('#compare-status')?.scrollIntoView({block: 'center'})"
 NEXT_BELOW_JS = """() => {
     const next = document.querySelector('#next-pair');
@@ -197,6 +200,7 @@ class CompareSession:
     rng: random.Random
     workers: Workers | None = None
     unfinished: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)  # handlers run on many threads
 
     def new_state(self, pair: Pair) -> dict[str, Any]:
         """Server-side state of one shown pair: its client_key, sides and (later) the answers."""
@@ -220,19 +224,20 @@ class CompareSession:
         """Keep a pair ready to judge for a reload of the page; returns its key ("" if not ready)."""
         if not self.complete(state) or state.get("done"):
             return ""
-        self.unfinished[state["client_key"]] = state
-        self.unfinished.move_to_end(state["client_key"])
-        while len(self.unfinished) > MAX_UNFINISHED:
-            self.unfinished.popitem(last=False)
+        with self._lock:
+            self.unfinished[state["client_key"]] = state
+            self.unfinished.move_to_end(state["client_key"])
+            while len(self.unfinished) > MAX_UNFINISHED:
+                self.unfinished.popitem(last=False)
         return state["client_key"]
 
     def recall(self, key: str) -> dict[str, Any] | None:
-        """The unfinished pair a reloaded page shows again, or None."""
-        state = self.unfinished.get(key or "")
-        return state if state is not None and not state.get("done") else None
+        """The unfinished pair a reloaded page shows again, or None (a judged pair is no longer kept)."""
+        with self._lock:
+            return self.unfinished.get(key or "")
 
-    def none_left(self, annotator: str) -> str:
-        """Why there is no pair for ``annotator``."""
+    def none_left(self) -> str:
+        """Why there is no pair left to give."""
         if self.arena.complete(self.store):
             return "This study is complete: every pair has all the judgments it needs. Thank you!"
         return "You have judged every available pair. Thank you!"
@@ -291,7 +296,8 @@ class CompareSession:
             log.warning("rejected judgment: %s", exc)
             return "rejected", f"Not saved: {exc}", None
         state["done"] = True
-        self.unfinished.pop(state["client_key"], None)
+        with self._lock:
+            self.unfinished.pop(state["client_key"], None)
         if not created:
             return "repeat", f"{SAVED[stored.verdict]}. {REPEATED}", stored
         return "saved", SAVED[verdict] + self.today(annotator), stored
@@ -412,7 +418,7 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
         pair = session.arena.next_pair(annotator, store, session.rng, exclude=skipped_ids)
         if pair is None:
             yield [None, question_html(""), answer_html(None, "A"), answer_html(None, "B"), *cleared(),
-                   *enable(False), status_html(session.none_left(annotator), "ok"), ready]
+                   *enable(False), status_html(session.none_left(), "ok"), ready]
             return
         new = session.new_state(pair)
         yield [new, question_html(pair.question, new["shown"]), answer_html(None, "A", True), answer_html(None, "B", True),
@@ -476,16 +482,20 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
     # buttons) for as long as the queue made the load wait (98-121 s with 80 users), and its timers kept
     # the tab's main thread twice as busy (24% against 13% of a 35 s wait: a one-off CDP measurement in Chromium).
     loading = {"show_progress_on": [answer_a, answer_b], **limit}
+
     def keep(current: dict | None, browser: dict | None) -> dict:
         """What the browser keeps for a reload: the name and the key of the pair ready to judge."""
         return {**(browser or {}), "pair": session.remember(current)}
 
+    def after_load(event) -> None:
+        """A load that failed says so; one that succeeded is kept for a reload."""
+        event.failure(None, js=not_loaded, outputs=status)
+        event.then(keep, inputs=[state, saved], outputs=saved, api_visibility="private", queue=False)
+
     next_below.click(None, js=NEXT_BELOW_JS)
-    next_btn.click(None, js="() => 'A'", outputs=side)  # a new pair opens on answer A
-    loaded = next_btn.click(load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private",
-                            **loading)
-    loaded.failure(None, js=not_loaded, outputs=status)
-    loaded.then(keep, inputs=[state, saved], outputs=saved, api_visibility="private", queue=False)
+    next_btn.click(None, js=FIRST_SIDE_JS, outputs=side)
+    after_load(next_btn.click(load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private",
+                              **loading))
     # In the page, in typing order (one request per key could land out of order and keep "Fa" for "Fay").
     name.input(None, js="(typed, browser) => ({...(browser || {}), name: typed})", inputs=[name, saved],
                outputs=saved)
@@ -497,12 +507,10 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
                               outputs=judge_outputs, api_visibility="private", trigger_mode="always_last", **judging)
         judged.failure(None, js=not_saved, outputs=status)
         judged.then(None, js=SHOW_STATUS_JS)  # on a phone the confirmation is below the fold
-    skip_btn.click(None, js="() => 'A'", outputs=side)
-    skipped_then = skip_btn.click(_identified(judge("skip"), len(inputs), space), inputs=[name, *inputs],
-                                  outputs=judge_outputs, api_visibility="private", **judging).then(
-        load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private", **loading)
-    skipped_then.failure(None, js=not_loaded, outputs=status)
-    skipped_then.then(keep, inputs=[state, saved], outputs=saved, api_visibility="private", queue=False)
+    skip_btn.click(None, js=FIRST_SIDE_JS, outputs=side)
+    after_load(skip_btn.click(_identified(judge("skip"), len(inputs), space), inputs=[name, *inputs],
+                              outputs=judge_outputs, api_visibility="private", **judging).then(
+        load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private", **loading))
 
     def reopen(browser: dict | None) -> list:
         """A reloaded page: the typed name back, and the Compare tab if a pair was being judged on it."""
