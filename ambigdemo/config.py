@@ -9,9 +9,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MAX_QUESTION_CHARS = 300
 READERS = ("llm", "heuristic")  # who finds the answers: the generator reading passages, or spaCy NER rules
-SHARED_DATA = ROOT.parent / "shared" / "data"
-AMBIGNQ_TRAIN = SHARED_DATA / "ambignq" / "train_light.json"
-NQ_OPEN_DEV = SHARED_DATA / "nq_open" / "NQ-open.dev.jsonl"
+DATASETS = ROOT / "assets" / "datasets"  # AmbigNQ and NQ-open, carried with their licences (assets/datasets/README.md)
+AMBIGNQ_TRAIN = DATASETS / "ambignq" / "train_light.json"
+AMBIGNQ_DEV = DATASETS / "ambignq" / "dev_light.json"
+NQ_OPEN_DEV = DATASETS / "nq_open" / "NQ-open.dev.jsonl"
 # The LLM reader's less likely replies per preset loaded: (first passages read, least probability), tuned on
 # the readings dev set; the 1.5B's add nothing there and slow its answer (docs/reader.md). Others: none.
 READER_BRANCHES = {"embedded": (1, 0.1)}

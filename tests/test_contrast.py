@@ -9,16 +9,17 @@ import sys
 
 import pytest
 
+from ambigdemo.config import AMBIGNQ_DEV
 from ambigdemo.evaluation import contrast
 from ambigdemo.evaluation.datasets import load_ambignq
 from ambigdemo.text import normalize_answer
-from tests.test_score_cli import DEV_LIGHT, REPO
+from tests.test_score_cli import REPO
 
 
 @pytest.fixture(scope="module")
 def pairs(pipeline):
-    assert DEV_LIGHT.is_file(), f"AmbigNQ dev set not found at {DEV_LIGHT}"
-    return contrast.build(load_ambignq(DEV_LIGHT), pipeline.retriever.index.passages)
+    assert AMBIGNQ_DEV.is_file(), f"AmbigNQ dev set not found at {AMBIGNQ_DEV}"
+    return contrast.build(load_ambignq(AMBIGNQ_DEV), pipeline.retriever.index.passages)
 
 
 def test_contrast_pairs_are_minimal_edits_with_different_answers_and_fixed_candidates(pipeline, pairs):
@@ -34,7 +35,7 @@ def test_contrast_pairs_are_minimal_edits_with_different_answers_and_fixed_candi
             assert len(set(side.candidates)) == contrast.CANDIDATES
             assert any(k in text[side.positive] for k in keys)
             assert not any(k in text[c] for c in side.candidates[1:] for k in keys), "negatives hold no answer"
-    again = contrast.build(load_ambignq(DEV_LIGHT), pipeline.retriever.index.passages)
+    again = contrast.build(load_ambignq(AMBIGNQ_DEV), pipeline.retriever.index.passages)
     assert again == pairs, "the set is reproducible"
 
 

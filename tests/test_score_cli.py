@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from ambigdemo.config import AMBIGNQ_DEV
+
 REPO = Path(__file__).resolve().parents[1]
-DEV_LIGHT = REPO.parent / "shared/data/ambignq/dev_light.json"
+DEV_LIGHT = AMBIGNQ_DEV
 
 GOLD = [
     {"id": "s", "question": "Q?", "annotations": [{"type": "singleAnswer", "answer": ["x"]}]},
@@ -87,7 +89,7 @@ def test_data_error_is_one_line_and_exit_2(tmp_path):
 
 @pytest.fixture(scope="module")
 def dev_light() -> list[dict]:
-    assert DEV_LIGHT.is_file(), f"AmbigNQ dev set not found at {DEV_LIGHT} (../shared/data beside the checkout)"
+    assert DEV_LIGHT.is_file(), f"AmbigNQ dev set not found at {DEV_LIGHT}"
     return json.loads(DEV_LIGHT.read_text())
 
 
@@ -117,3 +119,21 @@ def test_dev_light_gold_rewrites(tmp_path, dev_light):
     assert out["f1_ans"] == 1.0
     assert out["f1_edit_f1"] == 1.0
     assert out["f1_bleu"] == pytest.approx(1.0, abs=1e-6)
+
+
+def test_a_clone_reads_its_datasets_from_itself(tmp_path):
+    """A copy of the package and its assets, with no ``../shared`` beside it, loads AmbigNQ train and dev and
+    NQ-open dev from its own ``assets/datasets`` by default."""
+    import shutil
+
+    clone = tmp_path / "clone"
+    for part in ("ambigdemo", "assets"):
+        shutil.copytree(REPO / part, clone / part, ignore=shutil.ignore_patterns("__pycache__"))
+    assert not (tmp_path / "shared").exists()
+    probe = ("from ambigdemo.config import AMBIGNQ_DEV, AMBIGNQ_TRAIN, NQ_OPEN_DEV, ROOT\n"
+             "from ambigdemo.evaluation.datasets import load_ambignq, load_nq_open\n"
+             "assert all(p.is_relative_to(ROOT) for p in (AMBIGNQ_DEV, AMBIGNQ_TRAIN, NQ_OPEN_DEV))\n"
+             "print(ROOT, len(load_ambignq(AMBIGNQ_TRAIN)), len(load_ambignq(AMBIGNQ_DEV)), len(load_nq_open(NQ_OPEN_DEV)))\n")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=clone, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(clone), "10036", "1393", "3610"]

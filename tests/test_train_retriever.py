@@ -9,23 +9,22 @@ import pytest
 import torch
 
 from ambigdemo.build.artifacts import TOKENIZER_FILE, TOKENIZER_PACKAGE
-from ambigdemo.config import Config
+from ambigdemo.config import AMBIGNQ_DEV, Config
 from ambigdemo.corpus import package_file
 from ambigdemo.evaluation import contrast
 from ambigdemo.evaluation.datasets import load_ambignq
 from ambigdemo.pipeline import Pipeline
 from ambigdemo.runtimes.index import ArtifactError
 from ambigdemo.build.train_retriever import TrainConfig, export, paraphrases, train
-from tests.test_score_cli import DEV_LIGHT
 
 
 @pytest.fixture(scope="module")
 def dev_pairs(pipeline):
-    return contrast.build(load_ambignq(DEV_LIGHT), pipeline.retriever.index.passages)[:8]
+    return contrast.build(load_ambignq(AMBIGNQ_DEV), pipeline.retriever.index.passages)[:8]
 
 
 def test_paraphrases_are_the_annotators_other_wordings():
-    examples = load_ambignq(DEV_LIGHT)
+    examples = load_ambignq(AMBIGNQ_DEV)
     para = paraphrases(examples)
     assert para, "dev_light has questions written two ways"
     first, second = next(iter(para.items()))

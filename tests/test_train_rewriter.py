@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from transformers import TrainerCallback
 
-from ambigdemo.config import ROOT, Config
+from ambigdemo.config import AMBIGNQ_TRAIN, Config
 from conftest import make_tiny_llama
 from ambigdemo.pipeline import Pipeline
 from ambigdemo.runtimes.index import ArtifactError
@@ -22,7 +22,7 @@ from ambigdemo.runtimes.onnx import OnnxChatGenerator, render_chatml
 from ambigdemo.stages.rewrite import Rewriter, rewrite_messages
 from ambigdemo.build.train_rewriter import IGNORE, TrainConfig, encode, rewrite_pairs
 
-TRAIN = ROOT.parent / "shared" / "data" / "ambignq" / "train_light.json"
+TRAIN = AMBIGNQ_TRAIN
 RECORDS = [
     {"id": "1", "question": "Who played gaston in the movie beauty and the beast?", "annotations": [{"type": "multipleQAs", "qaPairs": [
         {"question": "Who played gaston in the 2017 movie beauty and the beast?", "answer": ["Luke Evans"]},

@@ -13,15 +13,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from ambigdemo.config import AMBIGNQ_TRAIN as TRAIN, NQ_OPEN_DEV, SHARED_DATA
-
-DEV = SHARED_DATA / "ambignq" / "dev_light.json"
+from ambigdemo.config import AMBIGNQ_DEV as DEV, AMBIGNQ_TRAIN as TRAIN, NQ_OPEN_DEV
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train-retriever", help="fine-tune the query encoder on minimally edited questions (resumable)",
                        description=__doc__.splitlines()[0])
-    p.add_argument("--data", type=Path, default=TRAIN, help="AmbigNQ train JSON (default: ../shared/data/ambignq/train_light.json)")
+    p.add_argument("--data", type=Path, default=TRAIN, help="AmbigNQ train JSON (default: assets/datasets/ambignq/train_light.json)")
     p.add_argument("--dev", type=Path, default=DEV, help="AmbigNQ dev JSON for the contrast set compared on")
     p.add_argument("--nq", type=Path, default=NQ_OPEN_DEV, help="NQ-open dev JSONL for standard recall@k")
     p.add_argument("--out", type=Path, required=True, help="run folder: checkpoint, train_config.json, final/, report.json")

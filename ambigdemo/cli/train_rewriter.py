@@ -17,7 +17,7 @@ from ambigdemo.config import AMBIGNQ_TRAIN as TRAIN
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train-rewriter", help="fine-tune the generator to rewrite questions (resumable)", description=__doc__.splitlines()[0])
-    p.add_argument("--data", type=Path, default=TRAIN, help="AmbigNQ train JSON (default: ../shared/data/ambignq/train_light.json)")
+    p.add_argument("--data", type=Path, default=TRAIN, help="AmbigNQ train JSON (default: assets/datasets/ambignq/train_light.json)")
     p.add_argument("--out", type=Path, required=True, help="run folder: checkpoints, train_config.json, final/")
     p.add_argument("--base", type=Path, help="a transformers model folder (default: the embedded generator's GGUF)")
     p.add_argument("--export", type=Path, help="also export the result as an int4 ONNX generator folder here")

@@ -17,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="tune the answer finder on AmbigNQ train questions the corpus supports",
         description=__doc__.splitlines()[0],
     )
-    parser.add_argument("--data", type=Path, default=TRAIN, help="AmbigNQ train JSON (default: ../shared/data/ambignq)")
+    parser.add_argument("--data", type=Path, default=TRAIN, help="AmbigNQ train JSON (default: assets/datasets/ambignq/train_light.json)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "results" / "tune", help="report and cache folder")
     parser.add_argument("--supported", type=int, default=400, help="supported questions (every multi-answer one, then a sample)")
     parser.add_argument("--null", type=int, default=150, help="unsupported questions (teach the null answer)")

@@ -26,7 +26,7 @@ def masked_text(text, answer):
 
 p = Pipeline.load()
 R = replace(p.reader, branch_passages=0)
-qs = gate.sample(p.retriever, Path("../shared/data/ambignq/train_light.json"), p.config.top_k, 200, 60, 0)
+qs = gate.sample(p.retriever, Path("assets/datasets/ambignq/train_light.json"), p.config.top_k, 200, 60, 0)
 reads = gate.read_all(p.reader, qs, Path("docs/results/tune") / f"gate-embedded-200-60-0-{gate.prompt_key()}.reads.jsonl")
 cache = Path(__file__).with_name("masked-train.jsonl")
 masked = {}

@@ -61,7 +61,7 @@ def questions(which):
         for i, item in enumerate(json.load(open(ROOT / "assets/readings-dev.json", encoding="utf-8"))):
             yield str(i), item["question"], item["answers"], pipeline.retriever.search(item["question"], pipeline.config.top_k), None
         return
-    qs = gate.sample(pipeline.retriever, Path("../shared/data/ambignq/train_light.json"), pipeline.config.top_k, 200, 60, 0)
+    qs = gate.sample(pipeline.retriever, Path("assets/datasets/ambignq/train_light.json"), pipeline.config.top_k, 200, 60, 0)
     reads = gate.read_all(reader, qs, ROOT / "docs/results/tune" / f"gate-embedded-200-60-0-{gate.prompt_key()}.reads.jsonl")
     for q in qs:
         yield q.id, q.question, q.answers, q.passages, {p.id: reads[(q.id, p.id)].reply for p in q.passages}
