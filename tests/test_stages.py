@@ -10,7 +10,7 @@ import pytest
 from ambigdemo.stages.answers import AnswerFinder, cluster
 from ambigdemo.stages.question import Question, content_words, question_type
 from ambigdemo.stages.retrieve import Retriever
-from ambigdemo.stages.rewrite import Rewriter, check_rewrite, edit_of, wh_word
+from ambigdemo.stages.rewrite import Rewriter, check_rewrite, edit_of
 from ambigdemo.stages.summarize import (
     CITATION, Draft, Summarizer, check_paragraph, check_written, degenerate, evidence_paragraph, loops, split_sentences,
 )
@@ -231,7 +231,7 @@ def test_gold_answers_allow_longer_edits_and_a_typed_question_word():
 def test_edit_and_wh_word():
     edit = edit_of("Who won the World Cup?", "Who won the 2014 World Cup?")
     assert edit == Edit(added=["2014"], removed=[])
-    assert wh_word("In 1990, who won?") == "who"
+    assert Question.of("In 1990, who won?").wh_word == "who"
 
 
 def test_single_answer_keeps_the_prompt(rewriter):
@@ -251,7 +251,7 @@ def test_rewrites_of_real_answers_are_distinct_grounded_edits(pipeline, finder, 
     assert len(set(rewrites)) == len(rewrites)
     assert normalize_answer(question) not in rewrites
     for i in interps:
-        assert wh_word(i.question) == wh_word(question)
+        assert Question.of(i.question).wh_word == Question.of(question).wh_word
         assert i.edit == edit_of(question, i.question)
         assert i.edit.added, i
 

@@ -27,7 +27,7 @@ from tqdm import tqdm
 from ambigdemo.evaluation.datasets import AmbigExample
 from ambigdemo.evaluation.metrics import answer_shown
 from ambigdemo.evaluation.support import SupportIndex
-from ambigdemo.stages.question import content_words
+from ambigdemo.stages.question import Question, content_words
 from ambigdemo.text import normalize_answer, phrase_keys, states_any
 from ambigdemo.types import Passage
 
@@ -164,7 +164,7 @@ def supported(questions: Sequence[tuple[str, list[str]]], passages: Sequence[Pas
 
 
 def _evidence(question: str, answers: list[str], support: SupportIndex) -> set[str]:
-    qwords = content_words(question) - content_words(" ".join(answers))
+    qwords = Question.of(question).words - content_words(" ".join(answers))
     related = [n for n in support.related(question) if len(qwords & support.words[n]) >= min(MIN_SHARED, len(qwords))]
     return set(support.evidence(question, answers, related))
 

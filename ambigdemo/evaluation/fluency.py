@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ambigdemo.runtimes.onnx import Generator, Message
-from ambigdemo.stages.rewrite import keeps_question_word
+from ambigdemo.stages.question import Question
 
 JUDGE_PROMPT = [Message("user", "Ask a question.")]
 DANGLING = frozenset("a an the of in on at to for from by with and or as than".split())
@@ -40,7 +40,7 @@ def form_problems(prompt: str, rewrite: str) -> list[str]:
     problems = []
     if not text.endswith("?") or text.count("?") != 1 or "\n" in text:
         problems.append("not one question")
-    if not keeps_question_word(prompt, text):
+    if not Question.of(prompt).asks_as(text):
         problems.append("question word changed")
     if any(a == b for a, b in zip(tokens, tokens[1:])):
         problems.append("repeated word")

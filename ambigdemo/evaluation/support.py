@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ambigdemo.evaluation.datasets import AmbigExample
-from ambigdemo.stages.question import content_words
+from ambigdemo.stages.question import Question, content_words
 from ambigdemo.text import passages_text, phrase_keys
 from ambigdemo.types import Passage
 
@@ -47,7 +47,7 @@ class SupportIndex:
 
         On AmbigNQ dev_light, 1 keeps 73 multi-answer questions and 2 keeps 24 (train_light: 475, 172).
         """
-        qwords = content_words(question)
+        qwords = Question.of(question).words
         need = min(MIN_SHARED, len(qwords))
         if need == 0:
             return []

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ambigdemo.runtimes.onnx import ASSISTANT, Context, Generator, chatml_turn
-from ambigdemo.stages.question import STOPWORDS, content_words
-from ambigdemo.stages.rewrite import edit_of, wh_word
+from ambigdemo.stages.question import STOPWORDS, Question, content_words
+from ambigdemo.stages.rewrite import edit_of
 from ambigdemo.types import Edit, Turn
 
 SYSTEM = (
@@ -64,7 +64,7 @@ def unreferred(asked: str) -> str:
 def needs_context(asked: str) -> bool:
     """The follow-up refers back (a pronoun, "and ...", "what about ...") or leaves its subject out."""
     tokens = re.findall(r"\w+", asked.lower())
-    return bool(REFERRING & set(tokens)) or bool(LEAD_INS.match(asked)) or len(content_words(asked)) < MIN_CONTENT
+    return bool(REFERRING & set(tokens)) or bool(LEAD_INS.match(asked)) or len(Question.of(asked).words) < MIN_CONTENT
 
 
 def conversation_text(history: Sequence[Turn], asked: str) -> str:
@@ -156,12 +156,12 @@ def rule_rewrite(asked: str, history: Sequence[Turn]) -> str:
         superlative = next((w for w in rest.split() if w.lower().endswith("est")), "")
         return re.sub(r"\b\w+est\b", superlative, last.question, count=1) if superlative else ""
     if rest.lower() in {"when", "where", "why", "how", "who"}:
-        wh = wh_word(last.question)
+        wh = Question.of(last.question).wh_word
         after = re.search(rf"\b{wh}\s+(\w+)", last.question, re.I) if wh else None
         if after and after.group(1).lower() in AUXILIARIES:
             return rest.capitalize() + last.question[after.start(1) - 1 :]
         return ""
-    person = next((t.answers[0] for t in reversed(history) if t.answers and wh_word(t.question) == "who"), "")
+    person = next((t.answers[0] for t in reversed(history) if t.answers and Question.of(t.question).wh_word == "who"), "")
     person = person or (re.findall(NAME, last.question[1:]) or [""])[0]
     thing = topic(history)
     if thing:
@@ -190,12 +190,12 @@ def topic(history: Sequence[Turn]) -> str:
     about ("What river is Paris on?"), else the last answer to a "what"/"which" question if it is a
     name, else the last question's subject ("the Eiffel Tower")."""
     last = history[-1]
-    things = [t.answers[0] for t in history[:-1] if t.answers and wh_word(t.question) in ("what", "which")]
+    things = [t.answers[0] for t in history[:-1] if t.answers and Question.of(t.question).wh_word in ("what", "which")]
     running = next((a for a in reversed(things) if a and a in last.question), "")
     answer = last.answers[0] if last.answers else ""
     if running:
         return running
-    if wh_word(last.question) in ("what", "which") and answer[:1].isupper():
+    if Question.of(last.question).wh_word in ("what", "which") and answer[:1].isupper():
         return answer
     return subject_of(last.question)
 

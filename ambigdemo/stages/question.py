@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ambigdemo.text import normalize_answer
+from ambigdemo.text import normalize_answer, words
 
 STOPWORDS = frozenset(
     """a an the of in on at to for from by with and or is are was were be been being do does did has have had
@@ -84,6 +84,8 @@ NOT_RANKING = frozenset(
     "midwest northwest southwest interest forest request contest quest harvest protest guest chest honest modest "
     "everest conquest priest arrest crest digest bequest inquest latest newest".split()
 )
+WH_WORDS = ("who", "whom", "whose", "what", "which", "when", "where", "why", "how")
+TYPED_WH = ("what", "which")  # "what year", "which river": a rewrite may ask with these instead of the prompt's word
 YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 
 
@@ -103,6 +105,7 @@ class Question:
     type: QuestionType
     superlatives: frozenset[str]
     years: frozenset[str]
+    wh_word: str  # the first question word as written, lower-cased ("who", "which"); "" when none
 
     @classmethod
     def of(cls, question: "Question | str") -> "Question":
@@ -116,8 +119,15 @@ class Question:
             type=question_type(question),
             superlatives=superlatives(question),
             years=frozenset(YEAR.findall(question)),
+            wh_word=next((w for w in (t.lower() for t in words(question)) if w in WH_WORDS), ""),
         )
 
     @property
     def asks_person(self) -> bool:
         return self.type.wh == "who"
+
+    def asks_as(self, rewrite: "Question | str") -> bool:
+        """``rewrite`` asks with this question's question word, or with a typed "what"/"which" phrase, or
+        this question has none."""
+        rewritten = Question.of(rewrite).wh_word
+        return rewritten == self.wh_word or not self.wh_word or rewritten in TYPED_WH

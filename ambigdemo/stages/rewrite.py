@@ -22,10 +22,8 @@ from ambigdemo.types import Answer, Edit, Interpretation, Passage
 
 MODIFIER_POS = {"ADJ", "NOUN", "PROPN", "NUM"}
 QUALIFIER_LABELS = ("DATE", "EVENT", "GPE", "LOC", "ORG", "WORK_OF_ART", "FAC", "PRODUCT", "LAW")
-WH_WORDS = ("who", "whom", "whose", "what", "which", "when", "where", "why", "how")
 MAX_ADDED, MAX_REMOVED = 6, 3
 GOLD_MAX_ADDED, GOLD_MAX_REMOVED = 10, 4  # 95% of AmbigNQ train's rewrites fit; 6 and 3 fit 80%
-TYPED_WH = ("what", "which")
 Proposer = Callable[[Answer], str]  # "Who won?" -> "Which team won?" names the answer's type
 # What passages also call an asked noun (keyed by its 5-letter stem): La Paz "is the seat of government
 # of Bolivia", one of its capitals in AmbigNQ
@@ -39,17 +37,6 @@ REWRITE_SYSTEM = (
 def edit_of(prompt: str, rewrite: str) -> Edit:
     ops = word_diff(prompt, rewrite)
     return Edit(added=[w for op, w in ops if op == "+"], removed=[w for op, w in ops if op == "-"])
-
-
-def wh_word(question: str) -> str:
-    return next((w for w in (t.lower() for t in words(question)) if w in WH_WORDS), "")
-
-
-def keeps_question_word(prompt: str, rewrite: str) -> bool:
-    """The rewrite asks with the prompt's question word, or with a typed "what"/"which" phrase, or the
-    prompt had none."""
-    asked, rewritten = wh_word(prompt), wh_word(rewrite)
-    return asked == rewritten or not asked or rewritten in TYPED_WH
 
 
 def rewrite_messages(question: str, answer: str, others: list[str]) -> list[Message]:
@@ -72,7 +59,7 @@ def check_rewrite(prompt: Question | str, rewrite: str, answer: Answer, evidence
         return "not a single question"
     if normalize_answer(rewrite) == prompt.normalized:
         return "same as the prompt"
-    if not keeps_question_word(prompt.text, rewrite):
+    if not prompt.asks_as(rewrite):
         return "question word changed"
     max_added, max_removed = (GOLD_MAX_ADDED, GOLD_MAX_REMOVED) if evidence is None else (MAX_ADDED, MAX_REMOVED)
     if len(edit.added) > max_added or len(edit.removed) > max_removed:
