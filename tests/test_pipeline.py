@@ -17,12 +17,13 @@ from ambigdemo.types import Result
 EIFFEL = "When was the Eiffel Tower built?"
 NETHERLANDS = "What is the capital of the Netherlands?"
 NO_ANSWER_Q = "Who sings What a Beautiful Name?"
+VICTORIA = "When did Queen Victoria reign?"
 
 
 @pytest.fixture(scope="module")
 def answered(pipeline) -> dict[str, Result]:
     """One full run (generator included) per question, shared by the tests below."""
-    return {q: pipeline.ask(q) for q in (EIFFEL, NETHERLANDS)}
+    return {q: pipeline.ask(q) for q in (EIFFEL, NETHERLANDS, VICTORIA)}
 
 
 def _norm_in(needle: str, haystack: str) -> bool:
@@ -40,7 +41,14 @@ def test_netherlands_capital_includes_amsterdam(answered):
     assert any(_norm_in("Amsterdam", i.answer) for i in result.interpretations), result.interpretations
 
 
-@pytest.mark.parametrize("question", [EIFFEL, NETHERLANDS])
+def test_a_reign_is_shown_as_the_range_its_passage_states(answered):
+    """The passage states the reign as a range ("from 20 June 1837 until her death in 1901"): the card shows
+    the range, as the paragraph does, not its first year alone."""
+    result = answered[VICTORIA]
+    assert [i.answer for i in result.interpretations] == ["20 June 1837 until her death in 1901"]
+
+
+@pytest.mark.parametrize("question", [EIFFEL, NETHERLANDS, VICTORIA])
 def test_result_invariants(answered, question):
     result = answered[question]
     assert result.question == question
@@ -64,7 +72,7 @@ def test_result_invariants(answered, question):
     assert len(set(answers)) == len(answers), "answers are distinct"
 
 
-@pytest.mark.parametrize("question", [EIFFEL, NETHERLANDS])
+@pytest.mark.parametrize("question", [EIFFEL, NETHERLANDS, VICTORIA])
 def test_paragraph_cites_existing_passages_and_names_every_answer(answered, question):
     result = answered[question]
     assert result.paragraph.strip()

@@ -218,9 +218,18 @@ def test_a_year_the_question_names_must_be_in_the_answers_sentence_or_title(pipe
         ("Comorian", "The official languages of Comoros are Comorian, Arabic and French.", "Comorian, Arabic and French"),
         ("Pisa", "Galileo was born in Pisa, Italy, on 15 February 1564.", "Pisa"),  # a place and its country: no list
         ("Nairobi", "Nairobi is the capital and largest city of Kenya.", "Nairobi"),
+        ("1837", "Victoria was Queen of the United Kingdom from 20 June 1837 until her death in 1901.",
+         "20 June 1837 until her death in 1901"),  # the start of a range: the range as the passage states it
+        ("1804", "Napoleon was Emperor of the French from 18 May 1804 until his first abdication in 1814, with a brief "
+         "restoration during the Hundred Days in 1815.", "18 May 1804 until his first abdication in 1814"),
+        ("1939", "The war lasted from 1939 to 1945.", "1939 to 1945"),  # one DATE entity holds the range
+        ("1901", "Victoria was Queen of the United Kingdom from 20 June 1837 until her death in 1901.", "1901"),  # its end
+        ("1887", "The tower was built in 1887, and opened to the public in 1889.", "1887"),  # two dates, no range
     ],
 )
 def test_an_answer_listed_with_others_of_its_kind_is_shown_with_them(pipeline, answer, text, shown):
+    """A list of the answer's kind is shown whole; so is a range of measures the answer opens (the card then
+    says what the paragraph says, from the same sentence)."""
     from ambigdemo.stages.reader.select import listed_with
 
     assert listed_with(answer, Passage("x", "x", text), pipeline.finder.nlp) == shown

@@ -16,6 +16,8 @@ NAME = r"(?!(?:He|She|They|It|His|Her|Their|The|In|On|At|A|An)\b)[A-Z][\w'.\-]*(
 NAME_LIST = re.compile(rf"{NAME}(?:(?:,\s*{NAME})*,?\s+(?:and|or)\s+{NAME})")
 PARTNER = re.compile(r"\bwith(?:\s+(?:his|her|their)\s+\w+)?,?\s*$")
 KINDRED = {"LANGUAGE": "NORP"}  # spaCy tags a language NORP or LANGUAGE by context ("Arabic and French")
+MEASURES = frozenset({"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT"})  # the kinds a range joins
+RANGE_GAP = re.compile(r"\s*(?:[\u2013\u2014-]|\b(?:to|until|till|through)\b(?:\s+[a-z]+){0,4})\s*")
 
 
 def shown_as(question: Question, answer: str, passage: Passage, nlp) -> str:
@@ -42,7 +44,9 @@ def listed_with(answer: str, passage: Passage, nlp) -> str:
     """The answer with the names listed beside it, as the passage states it: "James Watson and Francis
     Crick" for "James Watson", "Comorian, Arabic and French" for "Comorian". A list is a run of
     entities of the answer's kind joined only by commas and a final "and" / "or", in a sentence that
-    states the answer; without one (or without ``nlp``) the answer itself."""
+    states the answer. A measure the passage states as the start of a range is shown as the range:
+    "20 June 1837 until her death in 1901" for "1837", "1939 to 1945" for "1939" (:func:`range_from`).
+    Without either (or without ``nlp``) the answer itself."""
     if nlp is None:
         return answer
     for sentence in stating(answer, passage):
@@ -64,7 +68,27 @@ def listed_with(answer: str, passage: Passage, nlp) -> str:
         closing = sentence[ents[last - 1].end_char : ents[last].start_char] if last > first else ""
         if re.search(r"\b(?:and|or)\b|&", closing):
             return sentence[ents[first].start_char : ents[last].end_char]
+        if kind in MEASURES:
+            ranged = range_from(answer, sentence, ents, at)
+            if ranged:
+                return ranged
     return answer
+
+
+def range_from(answer: str, sentence: str, ents: list, at: int) -> str:
+    """The range that ``ents[at]`` (a measure stating ``answer``) opens, as the sentence writes it, or "":
+    the entity and the next one of its kind joined by a dash or "to" / "until" / "through" and at most
+    four lowercase words ("1837 until her death in 1901"), or the entity itself when it is such a range
+    that starts with the answer ("from 1939 to 1945"). Not a range the answer closes."""
+    own = ents[at]
+    inside = own.text[own.text.find(answer) + len(answer):] if answer in own.text else ""
+    gap = RANGE_GAP.match(inside)
+    if gap and gap.end() < len(inside):
+        return re.sub(r"^(?:from|between)\s+", "", own.text)
+    end = next((e for e in ents[at + 1 :] if e.label_ == own.label_), None)
+    if end is not None and not inside and RANGE_GAP.fullmatch(sentence[own.end_char : end.start_char]):
+        return sentence[own.start_char : end.end_char]
+    return ""
 
 
 def named_with(answer: str, passage: Passage) -> str:
