@@ -37,8 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.desktop:
         os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    from ambigdemo.build.artifacts import build_embedded
-    from ambigdemo.build.steps import StepFailed
+    from ambigdemo.presets.artifacts import build_embedded
+    from ambigdemo.presets.steps import StepFailed
     from ambigdemo.config import Config
     from ambigdemo.pipeline import Pipeline
     from ambigdemo.runtimes.index import ArtifactError

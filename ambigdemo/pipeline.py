@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ambigdemo.build.artifacts import BUILD_COMMAND, PresetPaths, check_models_dir, verify
+from ambigdemo.presets.artifacts import BUILD_COMMAND, PresetPaths, check_models_dir, verify
 from ambigdemo.config import MAX_QUESTION_CHARS, Config
 from ambigdemo.runtimes.index import ArtifactError, PassageIndex, verify_manifest
 from ambigdemo.runtimes.nlp import load_spacy
@@ -63,7 +63,7 @@ def _latin_share(letters: list[str]) -> float:
 
 def preset_command(name: str) -> str:
     """The command that makes preset ``name`` (built here from PyPI, or downloaded)."""
-    from ambigdemo.build.presets import get_preset
+    from ambigdemo.presets.catalog import get_preset
 
     try:
         return get_preset(name).command
@@ -199,6 +199,7 @@ class Pipeline:
                     result.interpretations = [Interpretation(question, a.text, a.passages, a.score, Edit(), "pending") for a in answers]
                     yield result
                 result.source = "llm"
+                result.read, result.candidates = reading.read, reading.candidates
             except MalformedOutput as exc:
                 log.warning("LLM reader output unreadable, answering with the heuristic reader: %s", exc)
                 reading, result.source = None, f"heuristic (the LLM's reply was unreadable: {exc})"

@@ -65,7 +65,7 @@ class Upgrade(threading.Thread):
         self.live.status = f"Answering from {EMBEDDED_CORPUS} while the `{preset}` preset downloads in the background."
 
     def run(self) -> None:
-        from ambigdemo.build.hub import HubUnavailable, download
+        from ambigdemo.presets.hub import HubUnavailable, download
 
         need = NEEDS_GB.get(self.preset, 0.0)
         stay = f"Answering from {EMBEDDED_CORPUS}"

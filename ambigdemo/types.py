@@ -35,6 +35,16 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class Candidate:
+    """An answer the reader proposed from one passage, and what verify made of it."""
+
+    passage: str  # the passage's id
+    text: str  # the answer as the model replied it
+    likeliest: bool = True  # the model's likeliest reply for the passage (else one of its less likely ones)
+    rejection: str = ""  # why verify dropped it; "" when it passed
+
+
+@dataclass(frozen=True)
 class Interpretation:
     """One reading of the question: a disambiguated rewrite and its answer."""
 
@@ -67,6 +77,8 @@ class Result:
     passages: list[Passage] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     message: str = ""
+    read: list[str] = field(default_factory=list)  # the passages the LLM reader read, by id, in order
+    candidates: list[Candidate] = field(default_factory=list)  # every answer it proposed, kept or dropped
 
     @property
     def ambiguous(self) -> bool:
@@ -86,4 +98,6 @@ class Result:
             "passages": [asdict(p) for p in self.passages],
             "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
             "message": self.message,
+            "read": self.read,
+            "candidates": [asdict(c) for c in self.candidates],
         }

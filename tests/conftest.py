@@ -37,7 +37,7 @@ CHROMIUM_ARGS = [
 @pytest.fixture(scope="session")
 def preset():
     """The embedded preset, built (or verified) once per session; returns its PresetPaths."""
-    from ambigdemo.build.artifacts import build_embedded
+    from ambigdemo.presets.artifacts import build_embedded
 
     return build_embedded(EMBEDDED, progress=False)
 

@@ -27,7 +27,7 @@ import pytest
 
 from ambigdemo.cli import main
 from ambigdemo.corpus import split_sentences
-from ambigdemo.build.distributed import ATTEMPTS
+from ambigdemo.presets.distributed import ATTEMPTS
 from ambigdemo.runtimes.index import MANIFEST, PASSAGES, VECTORS, PassageIndex
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,7 +63,7 @@ def command(tsv: Path, out: Path, preset, *extra: str) -> list[str]:
 
 
 def test_the_ray_build_equals_embedding_in_one_process(tsv, reference, preset):
-    from ambigdemo.build.indexing import passage_text
+    from ambigdemo.presets.indexing import passage_text
     from ambigdemo.corpus import read_passages
     from ambigdemo.runtimes.onnx import OnnxEmbedder
 

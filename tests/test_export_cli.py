@@ -90,8 +90,8 @@ def test_export_generate_quantized_runs(tmp_path, preset, quant, tied):
     """
     import onnx
 
-    from ambigdemo.build.artifacts import GENERATOR_RECIPE
-    from ambigdemo.build.export import RECIPES, export_generator
+    from ambigdemo.presets.artifacts import GENERATOR_RECIPE
+    from ambigdemo.presets.export import RECIPES, export_generator
     from ambigdemo.runtimes.onnx import Message, OnnxChatGenerator
 
     src = make_tiny_llama(tmp_path / "tiny-llama", preset.generator / "tokenizer.json", tied)
@@ -127,8 +127,8 @@ def test_export_generate_from_gguf_in_a_build_step_is_quiet(tmp_path, preset):
     gguf_file = make_tiny_gguf(tmp_path / "src" / "tiny.gguf", preset.generator / "tokenizer.json")
     log, out = tmp_path / "build.log", tmp_path / "generator"
     script = (
-        "import sys; from pathlib import Path; from ambigdemo.build.export import export_generator; "
-        "from ambigdemo.build.steps import Steps; "
+        "import sys; from pathlib import Path; from ambigdemo.presets.export import export_generator; "
+        "from ambigdemo.presets.steps import Steps; "
         "export_generator(Path(sys.argv[1]).parent, Path(sys.argv[2]), quant='int4', gguf_file=Path(sys.argv[1]).name, "
         "step=Steps(Path(sys.argv[3])).step)"
     )

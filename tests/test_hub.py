@@ -1,4 +1,4 @@
-"""``ambigdemo.build.hub.download`` against a real HTTP server on 127.0.0.1 that answers like the hub.
+"""``ambigdemo.presets.hub.download`` against a real HTTP server on 127.0.0.1 that answers like the hub.
 
 Only the network boundary is replaced: ``FakeHub`` implements the endpoints huggingface_hub's
 ``snapshot_download`` uses (``GET /api/{models,datasets}/{repo}/revision/{rev}`` with siblings, LFS
@@ -26,12 +26,12 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 import pytest
 
-from ambigdemo.build.artifacts import EMBEDDER_ID, PresetPaths, verify
+from ambigdemo.presets.artifacts import EMBEDDER_ID, PresetPaths, verify
 from ambigdemo.config import Config
 from ambigdemo.corpus import PassageSource
-from ambigdemo.build.hub import ChecksumError, HubUnavailable, IncompletePreset, check_preset, download
+from ambigdemo.presets.hub import ChecksumError, HubUnavailable, IncompletePreset, check_preset, download
 from ambigdemo.pipeline import resolve_preset
-from ambigdemo.build.presets import PRESETS, STANDARD, Component, EmbedderSpec, GeneratorSpec, Preset, RemoteFile
+from ambigdemo.presets.catalog import PRESETS, STANDARD, Component, EmbedderSpec, GeneratorSpec, Preset, RemoteFile
 from ambigdemo.runtimes.index import MANIFEST, PASSAGES, VECTORS, ArtifactError, PassageIndex
 from ambigdemo.types import Passage
 
@@ -395,14 +395,14 @@ def test_download_verifies_maps_and_loads(passages, hub, models_dir, monkeypatch
 
 def test_index_build_resumes_offline_after_an_interruption(passages, hub, models_dir, monkeypatch):
     """A download killed while embedding leaves finished chunks; the next run (offline) embeds only the rest."""
-    import ambigdemo.build.indexing
-    from ambigdemo.build.indexing import passage_text
+    import ambigdemo.presets.indexing
+    from ambigdemo.presets.indexing import passage_text
     from ambigdemo.runtimes.onnx import OnnxEmbedder
 
     class Killed(Exception):
         pass
 
-    monkeypatch.setattr(ambigdemo.build.indexing, "CHUNK", 32)
+    monkeypatch.setattr(ambigdemo.presets.indexing, "CHUNK", 32)
     real = OnnxEmbedder.encode_passages
     calls = []
 
@@ -624,7 +624,7 @@ def _txtai_replica(folder: Path, passages: Path, spec: EmbedderSpec) -> Path:
 
     import faiss
 
-    from ambigdemo.build.indexing import passage_text
+    from ambigdemo.presets.indexing import passage_text
     from ambigdemo.runtimes.onnx import OnnxEmbedder
 
     leads: dict[str, str] = {}
@@ -663,7 +663,7 @@ def _txtai_replica(folder: Path, passages: Path, spec: EmbedderSpec) -> Path:
 @pytest.fixture(scope="module")
 def wikipedia_repos(repos, passages, tmp_path_factory):
     """The fake hub's repos plus Xenova/e5-base and NeuML/txtai-wikipedia at the commits the preset pins."""
-    from ambigdemo.build.presets import WIKIPEDIA
+    from ambigdemo.presets.catalog import WIKIPEDIA
 
     embedder, index = WIKIPEDIA.component("embedder"), WIKIPEDIA.component("index")
     replica = _txtai_replica(tmp_path_factory.mktemp("wikipedia"), passages, embedder.embedder)
@@ -686,7 +686,7 @@ def wikipedia_repos(repos, passages, tmp_path_factory):
 def test_the_wikipedia_preset_downloads_txtai_wikipedia_and_answers_from_it(wikipedia_repos, passages, models_dir, monkeypatch):
     """The preset's own embedder and index components (repos, pinned commits, file names, e5 spec),
     served as replicas; only its generator is the test one (the real pin names a 512 MB file)."""
-    from ambigdemo.build.presets import WIKIPEDIA, WIKIPEDIA_EMBEDDER_ID, WIKIPEDIA_LICENCE
+    from ambigdemo.presets.catalog import WIKIPEDIA, WIKIPEDIA_EMBEDDER_ID, WIKIPEDIA_LICENCE
     from ambigdemo.pipeline import Pipeline
     from ambigdemo.runtimes.index import SqlitePassages
     from ambigdemo.ui import render
@@ -722,7 +722,7 @@ def test_the_wikipedia_preset_downloads_txtai_wikipedia_and_answers_from_it(wiki
 
 
 def test_the_wikipedia_preset_is_pinned_to_txtai_wikipedia():
-    from ambigdemo.build.presets import WIKIPEDIA
+    from ambigdemo.presets.catalog import WIKIPEDIA
 
     assert [c.name for c in WIKIPEDIA.components] == ["embedder", "generator", "index"]
     assert all(re.fullmatch(r"[0-9a-f]{40}", c.revision) for c in WIKIPEDIA.components)
@@ -736,7 +736,7 @@ def test_the_wikipedia_preset_is_pinned_to_txtai_wikipedia():
 
 
 def _space_preset(passages: Path) -> Preset:
-    from ambigdemo.build.presets import WIKIPEDIA
+    from ambigdemo.presets.catalog import WIKIPEDIA
 
     return replace(WIKIPEDIA, components=(WIKIPEDIA.component("embedder"), make_preset(passages).component("generator"),
                                           WIKIPEDIA.component("index")))

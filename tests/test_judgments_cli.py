@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import stored_rows
 
-from ambigdemo.bench_judgments import synthetic_judgments
+from ambigdemo.bench.judgments import synthetic_judgments
 from ambigdemo.cli.judgments import on_space_volume
 from ambigdemo.judging.judgment import Judgment
 from ambigdemo.judging.store import JudgmentStore

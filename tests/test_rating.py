@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ambigdemo.bench_judgments import synthetic_judgments
+from ambigdemo.bench.judgments import synthetic_judgments
 from ambigdemo.judging.agreement import cohen_kappa
 from ambigdemo.judging.rating import compute_leaderboard, fit_bradley_terry, plot_strengths, to_elo
 from ambigdemo.judging.judgment import CRITERIA, Judgment

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ambigdemo.build.artifacts import BUILD_COMMAND, PresetPaths, verify
+from ambigdemo.presets.artifacts import BUILD_COMMAND, PresetPaths, verify
 from ambigdemo.config import Config
 from ambigdemo.pipeline import Pipeline
 from ambigdemo.runtimes.index import MANIFEST, PASSAGES, VECTORS, ArtifactError, PassageIndex
@@ -118,7 +118,7 @@ def test_prefixes_apply_to_queries_and_passages_only(preset, tmp_path, embedder)
 
 
 def test_retrieval_encodes_queries_and_indexing_encodes_passages(embedder, index, tmp_path):
-    from ambigdemo.build.indexing import build_index
+    from ambigdemo.presets.indexing import build_index
     from ambigdemo.stages.retrieve import Retriever
 
     class Spy:
@@ -140,7 +140,7 @@ def test_retrieval_encodes_queries_and_indexing_encodes_passages(embedder, index
 
 def test_index_build_shows_one_bar_named_for_its_work(embedder, index, tmp_path, capsys):
     """The first start's index step: one bar, "embed passages", counting passages (not "index index")."""
-    from ambigdemo.build.indexing import build_index
+    from ambigdemo.presets.indexing import build_index
 
     build_index(index.passages[:3], embedder, tmp_path / "index", "embedded", "test", progress=True)
     bars = {line.split(":")[0] for line in capsys.readouterr().err.replace("\r", "\n").splitlines() if line.strip()}

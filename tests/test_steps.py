@@ -14,7 +14,7 @@ import warnings
 import pytest
 from tqdm import tqdm
 
-from ambigdemo.build.steps import StepFailed, Steps
+from ambigdemo.presets.steps import StepFailed, Steps
 from ambigdemo.localhost import free_port
 
 from conftest import ROOT

@@ -8,14 +8,14 @@ import dataclasses
 import pytest
 import torch
 
-from ambigdemo.build.artifacts import TOKENIZER_FILE, TOKENIZER_PACKAGE
+from ambigdemo.presets.artifacts import TOKENIZER_FILE, TOKENIZER_PACKAGE
 from ambigdemo.config import AMBIGNQ_DEV, Config
 from ambigdemo.corpus import package_file
 from ambigdemo.evaluation import contrast
 from ambigdemo.evaluation.datasets import load_ambignq
 from ambigdemo.pipeline import Pipeline
 from ambigdemo.runtimes.index import ArtifactError
-from ambigdemo.build.train_retriever import TrainConfig, export, paraphrases, train
+from ambigdemo.presets.train_retriever import TrainConfig, export, paraphrases, train
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Benchmarks (not tests): latency per stage, cold start, peak memory, ONNX vs PyTorch.
+"""The answer benchmark (``bench``): latency per stage, cold start, peak memory, ONNX vs PyTorch.
 
 ``python -m ambigdemo bench --json`` runs every measurement in one process tree, so ratios are
 measured side by side. Each cold-start worker is a fresh ``python`` that loads the cached
@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 from ambigdemo.config import NQ_OPEN_DEV as NQ_DEV, ROOT
-
 
 
 def bench_questions(n: int) -> list[str]:
@@ -92,7 +91,7 @@ def onnx_vs_torch(repeats: int = 3, queries: int = 30, new_tokens: int = 32) -> 
     import torch
     from transformers import AutoModel, AutoModelForCausalLM, AutoTokenizer
 
-    from ambigdemo.build.artifacts import HF_EMBEDDER_DIR, TOKENIZER_PACKAGE, PresetPaths, generator_gguf
+    from ambigdemo.presets.artifacts import HF_EMBEDDER_DIR, TOKENIZER_PACKAGE, PresetPaths, generator_gguf
     from ambigdemo.config import Config
     from ambigdemo.corpus import package_file
     from ambigdemo.runtimes.onnx import Message, OnnxChatGenerator, OnnxEmbedder
@@ -143,13 +142,13 @@ def onnx_vs_torch(repeats: int = 3, queries: int = 30, new_tokens: int = 32) -> 
         "embed_speedup": med["embed_torch"] / med["embed_onnx"],
         "gen_tokens_per_s": {"torch": new_tokens / med["gen_torch"], "onnx": new_tokens / med["gen_onnx"]},
         "gen_speedup": med["gen_torch"] / med["gen_onnx"],
-        "gen_bandwidth": bandwidth_share(paths.generator / "model.onnx", new_tokens / med["gen_onnx"]),
+        "gen_bandwidth": bandwidthshare(paths.generator / "model.onnx", new_tokens / med["gen_onnx"]),
         "gen_nll_per_token": nll,
         "repeats": repeats,
     }
 
 
-def bandwidth_share(model: Path, tokens_per_s: float, size_mb: int = 512, repeats: int = 5) -> dict:
+def bandwidthshare(model: Path, tokens_per_s: float, size_mb: int = 512, repeats: int = 5) -> dict:
     """Decoding reads every weight once per token: weight bytes x tokens/s against the memory bandwidth
     measured here (the median of ``repeats`` copies of a ``size_mb`` buffer, read and written)."""
     import numpy as np
@@ -194,7 +193,7 @@ def generator_nll(torch_model, onnx_gen, passages: int = 20) -> dict:
     }
 
 
-def _share(values: list[str], wanted: str) -> float:
+def share(values: list[str], wanted: str) -> float:
     return sum(v == wanted for v in values) / len(values) if values else 0.0
 
 
@@ -214,101 +213,8 @@ def run(n: int = 50, cold_runs: int = 3, compare: bool = True) -> dict:
         "rss_after_questions": workers[0]["rss_after"],
         "torch_on_answer_path": any(w["torch_loaded"] for w in workers),
         "answered_share": sum(workers[0]["answered"]) / n,
-        "generated_paragraph_share": _share(workers[0]["paragraph_sources"], "generated"),
+        "generated_paragraph_share": share(workers[0]["paragraph_sources"], "generated"),
     }
     if compare:
         report["onnx_vs_torch"] = onnx_vs_torch()
     return report
-
-
-def everyday(path: Path = ROOT / "assets" / "everyday.json") -> dict:
-    """The everyday questions (assets/everyday.json) through the configured pipeline: how many get their
-    answer first, how many get exactly the gold readings, and how fast, with the paragraphs' sources."""
-    from ambigdemo.config import Config
-    from ambigdemo.pipeline import Pipeline
-    from ambigdemo.text import mentions
-
-    def right(predicted: str, aliases: list[str]) -> bool:
-        return any(mentions(predicted, a) or mentions(a, predicted) for a in aliases)
-
-    pipeline = Pipeline.load(Config.from_env())
-    items = json.loads(path.read_text(encoding="utf-8"))
-    rows = []
-    for item in items:
-        result = pipeline.ask(item["question"])
-        answers, gold = [i.answer for i in result.interpretations], item["answers"]
-        first = bool(answers) and right(answers[0], [a for reading in gold for a in reading]) if gold else not answers
-        exact = all(any(right(p, g) for p in answers) for g in gold) and all(any(right(p, g) for g in gold) for p in answers)
-        rows.append({"question": item["question"], "answers": answers, "first_right": first, "exact": exact and (bool(gold) or not answers),
-                     "paragraph_source": result.paragraph_source, "timings_ms": result.timings_ms})
-    answered = [r for r in rows if r["answers"]]
-    return {
-        "preset": pipeline.config.preset,
-        "reader": pipeline.config.reader,
-        "questions": len(rows),
-        "first_right": sum(r["first_right"] for r in rows),
-        "exact_readings": sum(r["exact"] for r in rows),
-        "generated_paragraph_share": _share([r["paragraph_source"] for r in answered], "generated"),
-        "stages": summarize_runs([r["timings_ms"] for r in rows]),
-        "rows": rows,
-    }
-
-
-def threads_worker(n: int, pinned: bool, callers: int = 20, concurrency: int = 2) -> dict:
-    """In a fresh process: ``n`` questions from ``callers`` threads, ``concurrency`` at a time.
-
-    Unpinned, each answer runs on the calling thread, as Gradio runs handlers on its worker threads;
-    pinned, the callers hand it to the app's ``Workers(concurrency)``. RSS is read every 20 answers.
-    """
-    import queue
-    import threading
-
-    from ambigdemo.config import Config
-    from ambigdemo.pipeline import Pipeline
-    from ambigdemo.ui.workers import Workers
-
-    pipeline = Pipeline.load(Config.from_env())
-    workers = Workers(concurrency)
-    gate = threading.Semaphore(concurrency)
-    inboxes = [queue.Queue() for _ in range(callers)]
-    done: queue.Queue = queue.Queue()
-
-    def caller(inbox: queue.Queue) -> None:
-        while (question := inbox.get()) is not None:
-            with gate:
-                workers.call(pipeline.ask, question) if pinned else pipeline.ask(question)
-            done.put(question)
-
-    threads = [threading.Thread(target=caller, args=(box,), daemon=True) for box in inboxes]
-    for t in threads:
-        t.start()
-    for k, question in enumerate(bench_questions(n)):
-        inboxes[k % callers].put(question)
-    rss = [{"questions": 0, "rss_mb": round(current_rss_mb())}]
-    for k in range(1, n + 1):
-        done.get()
-        if k % 20 == 0:
-            rss.append({"questions": k, "rss_mb": round(current_rss_mb())})
-    for box in inboxes:
-        box.put(None)
-    return {"pinned": pinned, "callers": callers, "concurrency": concurrency, "rss_after": rss}
-
-
-def run_threads(n: int = 200, repeats: int = 2) -> dict:
-    """Unpinned and pinned answers side by side, alternating, in fresh processes; growth after the first 20."""
-    runs: dict[str, list[dict]] = {"unpinned": [], "pinned": []}
-    for _ in range(repeats):
-        for mode in runs:
-            cmd = [sys.executable, "-m", "ambigdemo", "bench", "--threads-worker", mode, "-n", str(n)]
-            out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout
-            runs[mode].append(json.loads(out.strip().splitlines()[-1]))
-
-    def growth(run: dict) -> int:
-        return run["rss_after"][-1]["rss_mb"] - run["rss_after"][1]["rss_mb"]
-
-    return {
-        "questions": n,
-        **{f"{mode}_growth_mb_median": statistics.median(growth(r) for r in rs) for mode, rs in runs.items()},
-        **{f"{mode}_final_mb_median": statistics.median(r["rss_after"][-1]["rss_mb"] for r in rs) for mode, rs in runs.items()},
-        "runs": runs,
-    }

@@ -1,6 +1,6 @@
 """``python -m ambigdemo bench --index``: build throughput on Ray (1 vs 2 workers) and index types at scale.
 
-* **build**: the same passages embedded by :func:`ambigdemo.build.distributed.embed_shards` with 1
+* **build**: the same passages embedded by :func:`ambigdemo.presets.distributed.embed_shards` with 1
   and with 2 Ray actors (one CPU each), alternated ``repeats`` times in one local Ray, beside one
   in-process embedder using every core; passages/s, median over the repeats.
 * **search**: ``vectors`` unit vectors made from the embedded index's real passage vectors, each
@@ -92,9 +92,9 @@ def build_table(passages: int = 1000, shard_rows: int = 125, repeats: int = 3) -
     """Ray build throughput with 1 and 2 workers (alternated, one Ray), beside one in-process embedder."""
     import ray
 
-    from ambigdemo.build.artifacts import EMBEDDER_ID
-    from ambigdemo.build.distributed import embed_shards, plan_shards
-    from ambigdemo.build.indexing import passage_text
+    from ambigdemo.presets.artifacts import EMBEDDER_ID
+    from ambigdemo.presets.distributed import embed_shards, plan_shards
+    from ambigdemo.presets.indexing import passage_text
     from ambigdemo.config import Config
     from ambigdemo.corpus import read_passages
     from ambigdemo.runtimes.onnx import OnnxEmbedder
@@ -133,7 +133,7 @@ def build_table(passages: int = 1000, shard_rows: int = 125, repeats: int = 3) -
 
 def question_vectors(limit: int = 1000) -> np.ndarray:
     """Real question vectors from the configured preset's embedder: the examples, then NQ-open dev."""
-    from ambigdemo.bench import bench_questions
+    from ambigdemo.bench.answers import bench_questions
     from ambigdemo.config import Config
     from ambigdemo.runtimes.onnx import OnnxEmbedder
 

@@ -17,7 +17,7 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from ambigdemo.bench import bench_questions, percentile, process_rss_mb
+from ambigdemo.bench.answers import bench_questions, percentile, process_rss_mb
 from ambigdemo.config import ROOT
 from ambigdemo.localhost import wait_http
 

@@ -26,7 +26,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--readings", nargs="*", metavar="SET",
                    help="readings sets (default: assets/readings-dev.json and readings-test.json) through the LLM "
                         "reader and the heuristic, side by side; --out writes the report")
-    p.add_argument("--out", help="--readings: folder for metrics.json and metrics.md")
+    p.add_argument("--funnel", nargs="*", metavar="SET",
+                   help="follow each gold answer of these sets (readings sets or an AmbigNQ file; default: the readings "
+                        "dev and test sets) through the LLM reader's stages and count where each is lost")
+    p.add_argument("--out", help="--readings, --funnel: folder for metrics.json and metrics.md")
     p.add_argument("--index", action="store_true",
                    help="Ray build throughput (1 vs 2 workers) and flat/IVF-PQ/HNSW recall, memory, latency")
     p.add_argument("--vectors", type=int, default=1_000_000, help="--index: vectors searched (default 1M)")
@@ -42,31 +45,33 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.worker:
-        from ambigdemo.bench import worker
+        from ambigdemo.bench.answers import worker
 
         print(json.dumps(worker(args.n, not args.no_generator, args.reader)))
         return 0
     if args.threads_worker:
-        from ambigdemo.bench import threads_worker
+        from ambigdemo.bench.threads import threads_worker
 
         print(json.dumps(threads_worker(args.n, args.threads_worker == "pinned")))
         return 0
     if args.threads:
-        from ambigdemo.bench import run_threads
+        from ambigdemo.bench.threads import run_threads
 
         report = run_threads(args.n, args.repeats)
     elif args.index:
-        from ambigdemo.bench_index import run as run_index
+        from ambigdemo.bench.index import run as run_index
 
         report = run_index(args.vectors, args.queries, args.build_passages, args.cold_runs)
     elif args.readings is not None:
         return _readings(args)
+    elif args.funnel is not None:
+        return _funnel(args)
     elif args.everyday:
-        from ambigdemo.bench import everyday
+        from ambigdemo.bench.everyday import everyday
 
         report = everyday()
     elif args.server:
-        from ambigdemo.bench_server import run as run_server
+        from ambigdemo.bench.server import run as run_server
 
         if args.sessions:
             report = {f"sessions_{n}": run_server(args.bursts, args.users, env={"AMBIGDEMO_SESSIONS": str(n)}, same=args.same)
@@ -74,11 +79,11 @@ def run(args: argparse.Namespace) -> int:
         else:
             report = run_server(args.bursts, args.users, same=args.same)
     elif args.judgments:
-        from ambigdemo.bench_judgments import run as run_judgments
+        from ambigdemo.bench.judgments import run as run_judgments
 
         report = run_judgments()
     else:
-        from ambigdemo.bench import run as run_bench
+        from ambigdemo.bench.answers import run as run_bench
 
         report = run_bench(args.n, args.cold_runs, compare=not args.no_compare)
     print(json.dumps(report, indent=2) if args.json else _table(report))
@@ -86,23 +91,36 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _readings(args: argparse.Namespace) -> int:
+    from ambigdemo.evaluation import readings
+
+    return _report(args, args.readings, readings.run, readings.markdown, "summary")
+
+
+def _funnel(args: argparse.Namespace) -> int:
+    from ambigdemo.evaluation import funnel
+
+    return _report(args, args.funnel, funnel.run, funnel.markdown, "totals")
+
+
+def _report(args: argparse.Namespace, names: list[str], measure, markdown, summary: str) -> int:
+    """``measure`` the given sets (default: the readings dev and test sets) with the configured pipeline,
+    print the table (``--json``: the ``summary`` part) and write both to ``--out``."""
     from pathlib import Path
 
     from ambigdemo.config import ROOT, Config
-    from ambigdemo.evaluation import readings
     from ambigdemo.files import replace_text
     from ambigdemo.pipeline import Pipeline
 
-    paths = [Path(p) for p in args.readings] or [ROOT / "assets" / f"readings-{name}.json" for name in ("dev", "test")]
+    paths = [Path(p) for p in names] or [ROOT / "assets" / f"readings-{name}.json" for name in ("dev", "test")]
     sets = {p.stem.removeprefix("readings-"): p for p in paths}
-    report = readings.run(Pipeline.load(Config.from_env()), sets)
-    text = readings.markdown(report)
+    report = measure(Pipeline.load(Config.from_env()), sets)
+    text = markdown(report)
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         replace_text(out / "metrics.json", json.dumps(report, indent=2, ensure_ascii=False) + "\n")
         replace_text(out / "metrics.md", text + "\n")
-    print(json.dumps(report["summary"], indent=2) if args.json else text)
+    print(json.dumps(report[summary], indent=2) if args.json else text)
     return 0
 
 

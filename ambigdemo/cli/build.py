@@ -19,8 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ambigdemo.build.artifacts import build_embedded
-    from ambigdemo.build.steps import StepFailed
+    from ambigdemo.presets.artifacts import build_embedded
+    from ambigdemo.presets.steps import StepFailed
     from ambigdemo.config import Config
 
     config = Config.from_env()

@@ -30,9 +30,9 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ambigdemo.config import Config
-    from ambigdemo.build.hub import ChecksumError, HubUnavailable, download, preset_state
-    from ambigdemo.build.presets import PRESETS, get_preset
-    from ambigdemo.build.steps import BUILD_LOG, StepFailed, Steps
+    from ambigdemo.presets.hub import ChecksumError, HubUnavailable, download, preset_state
+    from ambigdemo.presets.catalog import PRESETS, get_preset
+    from ambigdemo.presets.steps import BUILD_LOG, StepFailed, Steps
     from ambigdemo.runtimes.index import ArtifactError
 
     models_dir = Path(args.models_dir) if args.models_dir else Config.from_env().models_dir

@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from ambigdemo.build.artifacts import TOKENIZER_FILE, TOKENIZER_PACKAGE
+    from ambigdemo.presets.artifacts import TOKENIZER_FILE, TOKENIZER_PACKAGE
     from ambigdemo.corpus import package_file
     from ambigdemo.config import Config
     from ambigdemo.evaluation import contrast
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from ambigdemo.pipeline import Pipeline
     from ambigdemo.runtimes.onnx import OnnxEmbedder
     from ambigdemo.stages.retrieve import Retriever
-    from ambigdemo.build.train_retriever import TrainConfig, export, paraphrases, train
+    from ambigdemo.presets.train_retriever import TrainConfig, export, paraphrases, train
 
     pipeline = Pipeline.load(Config.from_env(use_generator=False, reader="heuristic", query_encoder_dir=None))
     index = pipeline.retriever.index

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ambigdemo.corpus import WIKI_FILE, WIKI_PACKAGE, PassageSource, package_file
-from ambigdemo.build.export import KEEP_LOGITS, RECIPES
-from ambigdemo.build.steps import BUILD_LOG, Steps
+from ambigdemo.presets.export import KEEP_LOGITS, RECIPES
+from ambigdemo.presets.steps import BUILD_LOG, Steps
 from ambigdemo.runtimes.index import ArtifactError, sha256, verify_manifest, write_manifest
 
 BUILD_COMMAND = "python -m ambigdemo build"
@@ -92,7 +92,7 @@ def current(name: str, preset: str) -> dict:
 
 def build_embedded(root: Path, progress: bool = True, only: tuple[str, ...] = (), steps: Steps | None = None) -> PresetPaths:
     """Build whatever of the embedded preset is missing or fails verification, one announced step at a
-    time, the libraries' output in ``models/build.log`` (:class:`~ambigdemo.build.steps.Steps`)."""
+    time, the libraries' output in ``models/build.log`` (:class:`~ambigdemo.presets.steps.Steps`)."""
     paths = PresetPaths(Path(root))
     check_models_dir(paths.root.parent)
     steps = steps or Steps(paths.root.parent / BUILD_LOG)
@@ -171,7 +171,7 @@ def _build_generator(paths: PresetPaths, progress: bool, steps: Steps) -> None:
     source = READERS.get(paths.root.name, QWEN_05B)
     with steps.step(f"reader: join the {len(source.parts)} parts of {source.file} and check its sha256"):
         gguf = generator_gguf(paths.root.parent / "cache", source)
-    from ambigdemo.build.export import export_generator
+    from ambigdemo.presets.export import export_generator
 
     export_generator(gguf.parent, paths.generator, quant=GENERATOR_QUANT, gguf_file=gguf.name, step=steps.step, id=source.id)
     gguf.unlink()
@@ -187,7 +187,7 @@ def _build_index(paths: PresetPaths, progress: bool, steps: Steps) -> None:
     if paths.root.name != "embedded":
         _copy_from_embedded(paths, "index", progress, steps)
         return
-    from ambigdemo.build.indexing import build_index
+    from ambigdemo.presets.indexing import build_index
     from ambigdemo.runtimes.onnx import OnnxEmbedder
 
     with steps.step("index: embed the Wikipedia passages"):

@@ -8,8 +8,8 @@ of every file), written last, so :func:`ambigdemo.runtimes.index.verify_manifest
 complete folder from a half-written one.
 
 * ``embedded`` is built locally from PyPI packages by ``python -m ambigdemo build``
-  (see :mod:`ambigdemo.build.artifacts`); it needs no network at run time and is the fallback.
-* ``standard`` is made by ``python -m ambigdemo download standard`` (see :mod:`ambigdemo.build.hub`):
+  (see :mod:`ambigdemo.presets.artifacts`); it needs no network at run time and is the fallback.
+* ``standard`` is made by ``python -m ambigdemo download standard`` (see :mod:`ambigdemo.presets.hub`):
   its embedder and generator come from the Hugging Face Hub at the revisions pinned below, then
   its index is built on this machine from the embedded preset's Wikipedia passages with that
   embedder. After that the app runs with ``HF_HUB_OFFLINE=1``.
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
-from ambigdemo.build.artifacts import BUILD_COMMAND, EMBEDDER_FILE, EMBEDDER_ID, EMBEDDER_PACKAGE, EMBEDDER_SHA256
+from ambigdemo.presets.artifacts import BUILD_COMMAND, EMBEDDER_FILE, EMBEDDER_ID, EMBEDDER_PACKAGE, EMBEDDER_SHA256
 from ambigdemo.corpus import PassageSource
 from ambigdemo.runtimes.index import PASSAGES, TXTAI_CONFIG, TXTAI_DOCUMENTS, TXTAI_VECTORS, VECTORS
 from ambigdemo.runtimes.specs import EmbedderSpec, GeneratorSpec, ModelSpec

@@ -33,8 +33,8 @@ from typing import Callable, Iterator
 import numpy as np
 from tqdm import tqdm
 
-from ambigdemo.build.indexing import passage_text
-from ambigdemo.build.steps import Step
+from ambigdemo.presets.indexing import passage_text
+from ambigdemo.presets.steps import Step
 from ambigdemo.corpus import read_passages
 from ambigdemo.files import replace_text
 from ambigdemo.runtimes.index import sha256, write_index
@@ -230,7 +230,7 @@ def embed_shards(
 
 def _ray_logs_to_root() -> None:
     """Ray's and Ray Data's console handlers write to the terminal; hand their records to the root
-    logger instead (the build log during a :class:`~ambigdemo.build.steps.Steps` step)."""
+    logger instead (the build log during a :class:`~ambigdemo.presets.steps.Steps` step)."""
     for name in ("ray", "ray.data"):
         logger = logging.getLogger(name)
         for handler in [h for h in logger.handlers if isinstance(h, logging.StreamHandler) and not isinstance(h, logging.FileHandler)]:

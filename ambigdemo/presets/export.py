@@ -11,7 +11,7 @@ import tempfile
 from contextlib import nullcontext, redirect_stderr
 from pathlib import Path
 
-from ambigdemo.build.steps import Step
+from ambigdemo.presets.steps import Step
 from ambigdemo.runtimes.index import write_manifest
 from ambigdemo.runtimes.specs import EmbedderSpec, GeneratorSpec
 
@@ -150,7 +150,7 @@ def export_generator(
 ) -> Path:
     """A causal LM folder (or a GGUF file in it) -> ``model.onnx`` with KV cache + ``tokenizer.json`` + ``generator.json``.
 
-    ``step(name)`` wraps the export and the quantization (:meth:`~ambigdemo.build.steps.Steps.step`)."""
+    ``step(name)`` wraps the export and the quantization (:meth:`~ambigdemo.presets.steps.Steps.step`)."""
     from optimum.exporters.onnx import main_export
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as hf_logging

@@ -1,4 +1,4 @@
-"""Fetch a hub preset (see :mod:`ambigdemo.build.presets`) into ``models/<preset>/`` and verify it.
+"""Fetch a hub preset (see :mod:`ambigdemo.presets.catalog`) into ``models/<preset>/`` and verify it.
 
 ``download(preset, models_dir)`` does, per downloaded component (embedder, generator, and the
 index unless the preset builds it):
@@ -13,7 +13,7 @@ index unless the preset builds it):
    the spec, and write ``manifest.json`` last, so ``artifacts.verify`` accepts the folder.
 
 Then, for a preset with ``index_passages``, it embeds those passages with the downloaded embedder
-into ``index/`` (:func:`ambigdemo.build.indexing.build_index`: progress bar, resumable, no network),
+into ``index/`` (:func:`ambigdemo.presets.indexing.build_index`: progress bar, resumable, no network),
 unless the index already verifies for the same embedder and passages.
 
 Nothing is loaded from a folder whose manifest does not verify, so an interrupted download is never
@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ambigdemo.build.artifacts import PresetPaths
-from ambigdemo.build.steps import Steps
-from ambigdemo.build.presets import COMPONENTS, Component, Preset, RemoteFile, get_preset
+from ambigdemo.presets.artifacts import PresetPaths
+from ambigdemo.presets.steps import Steps
+from ambigdemo.presets.catalog import COMPONENTS, Component, Preset, RemoteFile, get_preset
 from ambigdemo.runtimes.index import MANIFEST, ArtifactError, passage_count, sha256, verify_manifest, write_manifest
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
@@ -118,8 +118,8 @@ def download(
     Raises :class:`HubUnavailable` (one line) when the hub cannot be reached, :class:`ChecksumError`
     when a file is corrupt (the file is deleted first), :class:`ArtifactError` when the pinned repo
     lacks a file the preset names. With ``steps``, each component's download and the index build is
-    an announced :class:`~ambigdemo.build.steps.Steps` step (the libraries' output in its log), and
-    those errors arrive as the ``__cause__`` of its :class:`~ambigdemo.build.steps.StepFailed`.
+    an announced :class:`~ambigdemo.presets.steps.Steps` step (the libraries' output in its log), and
+    those errors arrive as the ``__cause__`` of its :class:`~ambigdemo.presets.steps.StepFailed`.
     """
     preset = get_preset(preset) if isinstance(preset, str) else preset
     if preset.origin != "hub":
@@ -187,7 +187,7 @@ def build_preset_index(preset: Preset, paths: PresetPaths, progress: bool = True
 
     A killed build resumes from its finished chunks; :class:`ArtifactError` when the passages cannot be read.
     """
-    from ambigdemo.build.indexing import CHUNK, build_index, finished_chunks
+    from ambigdemo.presets.indexing import CHUNK, build_index, finished_chunks
     from ambigdemo.runtimes.onnx import OnnxEmbedder
 
     say = steps.say if steps else print if progress else _quiet
@@ -251,7 +251,7 @@ def _expectations(component: Component, info: Any) -> dict[str, Expected]:
         if sibling is None:
             raise ArtifactError(
                 f"{component.source} (commit {info.sha}) has no file {rf.remote!r}; the preset spec in "
-                "ambigdemo/build/presets.py does not match the repository"
+                "ambigdemo/presets/catalog.py does not match the repository"
             )
         lfs = sibling.lfs
         hub_sha256 = lfs.sha256 if lfs is not None else None

@@ -35,7 +35,7 @@ from ambigdemo.stages.reader.prompts import example_prefix, passage_turn
 from ambigdemo.stages.reader.recall import beyond, parse_reply, relevant
 from ambigdemo.stages.reader.select import add, shown_as
 from ambigdemo.stages.reader.verify import rejection
-from ambigdemo.types import Answer, Passage
+from ambigdemo.types import Answer, Candidate, Passage
 
 __all__ = ["LlmReader", "MalformedOutput", "Reading", "ask_rewrite", "relevant"]
 
@@ -53,6 +53,8 @@ class Reading:
     passages: list[Passage]
     replies: dict[str, str] = field(default_factory=dict)
     dropped: list[str] = field(default_factory=list)
+    read: list[str] = field(default_factory=list)  # the passages read so far, by id
+    candidates: list[Candidate] = field(default_factory=list)  # every answer replied, and verify's verdict
     found: list[Answer] = field(default_factory=list)
     readable: int = 0  # replies that read as an answer or "none"
     _contexts: dict[str, Context] = field(default_factory=dict, repr=False)
@@ -63,6 +65,7 @@ class Reading:
         ``found`` holds the answers so far, in order."""
         reader = self.reader
         for rank, (passage, least) in enumerate(self.to_read()):
+            self.read.append(passage.id)
             for i, (reply, context) in enumerate(self._replies(rank, passage)):
                 answer = self.take(passage, reply, alternative=i > 0, least_coverage=least)
                 if answer is None:
@@ -108,7 +111,9 @@ class Reading:
             self.readable += text is not None
         if not text:
             return None
-        if rejection(self.question, text, passage, least_coverage) is not None:
+        why = rejection(self.question, text, passage, least_coverage)
+        self.candidates.append(Candidate(passage.id, text, not alternative, why or ""))
+        if why is not None:
             self.dropped.append(text)
             return None
         return add(self.found, shown_as(self.question, text, passage, self.reader.nlp), passage)

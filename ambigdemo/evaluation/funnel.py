@@ -1,0 +1,97 @@
+"""The funnel: where each needed answer is lost on its way to the user.
+
+Each gold reading of a question (a list of aliases) is followed through the LLM reader's stages and
+given the first stage it does not pass:
+
+* ``not retrieved``: no passage of the top ``top_k`` states it (title or text);
+* ``not read``: retrieved, but no passage the reader reads states it;
+* ``not replied``: read, but no reply of the model (likeliest or less likely) names it;
+* ``dropped by verify``: replied, but every reply naming it was rejected;
+* ``hidden``: verified, but not among the readings shown (select folded it away, the rewrite stage hid
+  it, or the answers were capped);
+* ``shown``: a reading shown names it.
+
+Matching is :func:`~ambigdemo.evaluation.readings.right` (one names the other) throughout, so "shown"
+here is "needed" in the readings report. Sets: the readings sets (``{"question", "answers"}``) or an
+AmbigNQ file, of which the corpus-supported multi-answer questions are followed
+(:func:`~ambigdemo.evaluation.support.supported_subset`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from ambigdemo.evaluation.datasets import load_ambignq
+from ambigdemo.evaluation.readings import right
+from ambigdemo.evaluation.support import SupportIndex, supported_subset
+from ambigdemo.text import mentions
+from ambigdemo.types import Passage, Result
+
+STAGES = ("not retrieved", "not read", "not replied", "dropped by verify", "hidden", "shown")
+
+
+def load_set(path: Path, passages: list[Passage]) -> list[dict]:
+    """``{"question", "answers"}`` items: a readings set as it is, an AmbigNQ file as its supported subset."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if data and "annotations" in data[0]:
+        subset = supported_subset(load_ambignq(path), SupportIndex(passages))
+        return [{"question": s.question, "answers": s.answers} for s in subset]
+    return data
+
+
+def stage(aliases: list[str], result: Result) -> str:
+    """The first stage that loses the reading ``aliases`` in ``result`` (its ``read`` and ``candidates``)."""
+    def stated(p: Passage) -> bool:
+        return any(mentions(f"{p.title}. {p.text}", a) for a in aliases)
+
+    named = [c for c in result.candidates if right(c.text, aliases)]
+    checks = (
+        any(stated(p) for p in result.passages),
+        any(stated(p) for p in result.passages if p.id in set(result.read)),
+        bool(named),
+        any(not c.rejection for c in named),
+        any(right(i.answer, aliases) for i in result.interpretations),
+    )
+    return next((name for name, passed in zip(STAGES, checks) if not passed), STAGES[-1])
+
+
+def follow(pipeline, items: list[dict]) -> list[dict]:
+    """One row per question: its answers shown and the stage of each gold reading."""
+    rows = []
+    for item in items:
+        result = pipeline.ask(item["question"])
+        rows.append({
+            "question": item["question"],
+            "shown": [i.answer for i in result.interpretations],
+            "stages": [stage(aliases, result) for aliases in item["answers"]],
+            "wrong": [i.answer for i in result.interpretations if not any(right(i.answer, g) for g in item["answers"])],
+        })
+    return rows
+
+
+def totals(rows: list[dict]) -> dict[str, int]:
+    """How many gold readings each stage lost (and how many were shown), and the wrong readings shown."""
+    counted = Counter(s for r in rows for s in r["stages"])
+    return {**{name: counted[name] for name in STAGES}, "needed": sum(counted.values()),
+            "found but not shown": counted["dropped by verify"] + counted["hidden"],
+            "wrong shown": sum(len(r["wrong"]) for r in rows)}
+
+
+def run(pipeline, sets: dict[str, Path]) -> dict:
+    """Every set through the pipeline, without its paragraph: ``{"totals": {set: totals}, "rows": {set: rows}}``."""
+    report: dict = {"preset": pipeline.loaded, "totals": {}, "rows": {}}
+    view = pipeline.with_options(use_generator=False)
+    for name, path in sets.items():
+        rows = follow(view, load_set(path, pipeline.retriever.index.passages))
+        report["totals"][name], report["rows"][name] = totals(rows), rows
+    return report
+
+
+def markdown(report: dict) -> str:
+    """One table: a row per set, a column per stage."""
+    keys = (*STAGES, "needed", "found but not shown", "wrong shown")
+    lines = ["| set | " + " | ".join(keys) + " |", "|---|" + "---|" * len(keys)]
+    lines += [f"| {name} | " + " | ".join(str(t[k]) for k in keys) + " |" for name, t in report["totals"].items()]
+    return "\n".join(lines)
