@@ -28,6 +28,8 @@ def test_each_gold_answer_is_lost_at_the_first_stage_it_does_not_pass():
     assert funnel.stage(["Pretoria", "Tshwane"], everything) == "dropped by verify"
     assert funnel.stage(["Cape Town"], result([CAPE], replied[:1], [])) == "hidden"
     assert funnel.stage(["Cape Town"], everything) == "shown"
+    listed = result([CAPE], replied[:1], ["Cape Town, Pretoria and Bloemfontein"])  # select shows the reply's list
+    assert funnel.stage(["Bloemfontein"], listed) == "shown"
     rows = [{"question": "q", "shown": ["Cape Town", "Johannesburg"], "wrong": ["Johannesburg"],
              "stages": ["shown", "dropped by verify", "not read"]}]
     totals = funnel.totals(rows)
@@ -38,15 +40,17 @@ def test_the_real_pipeline_is_followed_and_agrees_with_the_readings_report(pipel
     """Shown readings count as the readings report's needed ones; an answer no passage states is not retrieved;
     an AmbigNQ file is followed on its corpus-supported multi-answer questions."""
     items = [{"question": "Who wrote Hamlet?", "answers": [["William Shakespeare", "Shakespeare"], ["Thomas Kyd"]]},
-             {"question": "What is the capital of the Netherlands?", "answers": [["Amsterdam"], ["Zzyzxville"]]}]
+             {"question": "What is the capital of the Netherlands?", "answers": [["Amsterdam"], ["Zzyzxville"]]},
+             {"question": "What are the official languages of Comoros?", "answers": [["Comorian"], ["Arabic"], ["French"]]}]
     path = tmp_path / "readings-tiny.json"
     path.write_text(json.dumps(items), encoding="utf-8")
     report = funnel.run(pipeline, {"tiny": path})
     rows = report["rows"]["tiny"]
     assert rows[0]["stages"][0] == "shown" and rows[1]["stages"] == ["shown", "not retrieved"]
+    assert rows[2]["stages"] == ["shown"] * 3, "the model names one language; the list it is named in is shown"
     scored = [readings.score_item(item, row["shown"]) for item, row in zip(items, rows)]
     assert report["totals"]["tiny"]["shown"] == sum(s["found"] for s in scored)
-    assert report["totals"]["tiny"]["needed"] == 4
+    assert report["totals"]["tiny"]["needed"] == 7
     assert "| tiny |" in funnel.markdown(report)
     ambignq = [{"id": "1", "question": "What is the capital of South Africa?", "annotations": [{"type": "multipleQAs", "qaPairs": [
         {"question": "What is the legislative capital of South Africa?", "answer": ["Cape Town"]},

@@ -42,7 +42,11 @@ def load_set(path: Path, passages: list[Passage]) -> list[dict]:
 
 
 def stage(aliases: list[str], result: Result) -> str:
-    """The first stage that loses the reading ``aliases`` in ``result`` (its ``read`` and ``candidates``)."""
+    """The first stage that loses the reading ``aliases`` in ``result`` (its ``read`` and ``candidates``);
+    "shown" whenever a reading shown names it (select may show a reply as the list it is named in)."""
+    if any(right(i.answer, aliases) for i in result.interpretations):
+        return "shown"
+
     def stated(p: Passage) -> bool:
         return any(mentions(f"{p.title}. {p.text}", a) for a in aliases)
 
@@ -52,9 +56,8 @@ def stage(aliases: list[str], result: Result) -> str:
         any(stated(p) for p in result.passages if p.id in set(result.read)),
         bool(named),
         any(not c.rejection for c in named),
-        any(right(i.answer, aliases) for i in result.interpretations),
     )
-    return next((name for name, passed in zip(STAGES, checks) if not passed), STAGES[-1])
+    return next((name for name, passed in zip(STAGES, checks) if not passed), "hidden")
 
 
 def follow(pipeline, items: list[dict]) -> list[dict]:
