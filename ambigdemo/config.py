@@ -14,7 +14,7 @@ AMBIGNQ_TRAIN = DATASETS / "ambignq" / "train_light.json"
 AMBIGNQ_DEV = DATASETS / "ambignq" / "dev_light.json"
 NQ_OPEN_DEV = DATASETS / "nq_open" / "NQ-open.dev.jsonl"
 # The LLM reader's less likely replies per preset loaded: (first passages read, least probability), tuned on
-# the readings dev set; the 1.5B's add nothing there and slow its answer (docs/reader.md). Others: none.
+# the readings dev set; the 1.5B's add nothing there and slow its answer (docs/experiments/less-likely-replies.md). Others: none.
 READER_BRANCHES = {"embedded": (1, 0.1)}
 
 
@@ -43,12 +43,12 @@ class Config:
     use_generator: bool = True
     reader: str = "llm"
     # The LLM reader's passage gate: on AmbigNQ train no gate that reads as few passages does better
-    # (`tune --gate`, docs/results/tune/gate-embedded-200-60-0.json; docs/reader.md)
+    # (`tune --gate`, docs/results/tune/gate-embedded-200-60-0.json; docs/experiments/passage-gate.md)
     reader_relevance: float = 0.9
     reader_min_score: float = 0.45
     reader_passages: int = 4
     # Passages read after the gate's, whose answers must be stated beside this share of the question's
-    # words: off, for the setting tuned on train and dev added wrong answers on the test set (docs/reader.md)
+    # words: off, for the setting tuned on train and dev added wrong answers on the test set (docs/experiments/further-passages.md)
     reader_further_passages: int = 0
     reader_further_coverage: float = 1.0
     # Overrides of READER_BRANCHES (None: the loaded preset's)

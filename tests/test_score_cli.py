@@ -122,7 +122,7 @@ def test_dev_light_gold_rewrites(tmp_path, dev_light):
 
 
 def test_a_clone_reads_its_datasets_from_itself(tmp_path):
-    """A copy of the package and its assets, with no ``../shared`` beside it, loads AmbigNQ train and dev and
+    """A copy of the package and its assets, with no data folder beside it, loads AmbigNQ train and dev and
     NQ-open dev from its own ``assets/datasets`` by default."""
     import shutil
 
@@ -137,3 +137,7 @@ def test_a_clone_reads_its_datasets_from_itself(tmp_path):
     result = subprocess.run([sys.executable, "-c", probe], cwd=clone, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == [str(clone), "10036", "1393", "3610"]
+    beside = ("ROOT" + ".parent", ".." + "/shared")  # spelled apart so that this file does not name them
+    outside = [f"{p.relative_to(REPO)}" for p in [*REPO.glob("ambigdemo/**/*.py"), *REPO.glob("tests/*.py"), REPO / "app.py"]
+               if any(b in p.read_text(encoding="utf-8") for b in beside)]
+    assert outside == [], "no module or test reads a folder beside the checkout"

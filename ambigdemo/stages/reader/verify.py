@@ -2,7 +2,7 @@
 
 An answer must occur in its passage (or a normalised alias of it) and must not merely repeat the
 question. Two checks on the question stay, each kept because, alone, it lowered the wrong readings
-on the frozen test set (docs/reader.md): a superlative is not answered by a passage that ranks only
+on the frozen test set (docs/experiments/question-shaped-checks.md): a superlative is not answered by a passage that ranks only
 with an ordinal (:func:`outranked`), and a year the question names must be stated beside the answer
 (:func:`other_year`).
 """

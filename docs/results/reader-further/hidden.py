@@ -1,6 +1,6 @@
 """Per question of a readings set: the answers the LLM reader verifies and those the rewrite stage shows,
 each labelled right or wrong against the set's gold readings, with ``further`` passages read after the
-gate at ``coverage`` (docs/reader.md).
+gate at ``coverage`` (docs/experiments/further-passages.md).
 
     PYTHONPATH=. python docs/results/reader-further/hidden.py assets/readings-dev.json FURTHER COVERAGE
 """
