@@ -50,6 +50,7 @@ def test_the_real_pipeline_is_followed_and_agrees_with_the_readings_report(pipel
     assert rows[2]["stages"] == ["shown"] * 3, "the model names one language; the list it is named in is shown"
     scored = [readings.score_item(item, row["shown"]) for item, row in zip(items, rows)]
     assert report["totals"]["tiny"]["shown"] == sum(s["found"] for s in scored)
+    assert report["readings"]["tiny"]["needed"] == f"{sum(s['found'] for s in scored)} / 7"
     assert report["totals"]["tiny"]["needed"] == 7
     assert "| tiny |" in funnel.markdown(report)
     ambignq = [{"id": "1", "question": "What is the capital of South Africa?", "annotations": [{"type": "multipleQAs", "qaPairs": [

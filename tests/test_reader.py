@@ -218,6 +218,9 @@ def test_a_year_the_question_names_must_be_in_the_answers_sentence_or_title(pipe
         ("Comorian", "The official languages of Comoros are Comorian, Arabic and French.", "Comorian, Arabic and French"),
         ("Pisa", "Galileo was born in Pisa, Italy, on 15 February 1564.", "Pisa"),  # a place and its country: no list
         ("Nairobi", "Nairobi is the capital and largest city of Kenya.", "Nairobi"),
+        ("writer Jerry Siegel", "Superman is a superhero created by writer Jerry Siegel and artist Joe Shuster, first "
+         "appearing in 1938.", "Jerry Siegel and artist Joe Shuster"),  # a role noun before each name
+        ("Pisa", "Galileo was born in Pisa and moved to Florence in 1581.", "Pisa"),  # a verb between: no list
         ("1837", "Victoria was Queen of the United Kingdom from 20 June 1837 until her death in 1901.",
          "20 June 1837 until her death in 1901"),  # the start of a range: the range as the passage states it
         ("1804", "Napoleon was Emperor of the French from 18 May 1804 until his first abdication in 1814, with a brief "

@@ -24,6 +24,7 @@ from collections import Counter
 from pathlib import Path
 
 from ambigdemo.evaluation.datasets import load_ambignq
+from ambigdemo.evaluation import readings
 from ambigdemo.evaluation.readings import right
 from ambigdemo.evaluation.support import SupportIndex, supported_subset
 from ambigdemo.text import mentions
@@ -83,12 +84,15 @@ def totals(rows: list[dict]) -> dict[str, int]:
 
 
 def run(pipeline, sets: dict[str, Path]) -> dict:
-    """Every set through the pipeline, without its paragraph: ``{"totals": {set: totals}, "rows": {set: rows}}``."""
-    report: dict = {"preset": pipeline.loaded, "totals": {}, "rows": {}}
+    """Every set through the pipeline, without its paragraph: ``{"totals": {set: totals}, "readings": {set:
+    the readings report's measures of the same answers, without timings}, "rows": {set: rows}}``."""
+    report: dict = {"preset": pipeline.loaded, "totals": {}, "readings": {}, "rows": {}}
     view = pipeline.with_options(use_generator=False)
     for name, path in sets.items():
-        rows = follow(view, load_set(path, pipeline.retriever.index.passages))
+        items = load_set(path, pipeline.retriever.index.passages)
+        rows = follow(view, items)
         report["totals"][name], report["rows"][name] = totals(rows), rows
+        report["readings"][name] = readings.summarize([readings.score_item(i, r["shown"]) for i, r in zip(items, rows)], [])
     return report
 
 

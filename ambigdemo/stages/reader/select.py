@@ -12,6 +12,7 @@ from ambigdemo.text import list_items, mentions, normalize_answer
 from ambigdemo.types import Answer, Passage
 
 LIST_GAP = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))\s*")
+ROLE_GAP = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))\s*([a-z]+)\s+")  # "... Jerry Siegel and artist Joe Shuster"
 NAME = r"(?!(?:He|She|They|It|His|Her|Their|The|In|On|At|A|An)\b)[A-Z][\w'.\-]*(?:\s+(?:(?:von|van|de|da|der|den|du|la|le|del|di|bin)\s+)*[A-Z][\w'.\-]*)*"
 NAME_LIST = re.compile(rf"{NAME}(?:(?:,\s*{NAME})*,?\s+(?:and|or)\s+{NAME})")
 PARTNER = re.compile(r"\bwith(?:\s+(?:his|her|their)\s+\w+)?,?\s*$")
@@ -42,23 +43,31 @@ def surface(answer: str, passage: Passage) -> str:
 
 def listed_with(answer: str, passage: Passage, nlp) -> str:
     """The answer with the names listed beside it, as the passage states it: "James Watson and Francis
-    Crick" for "James Watson", "Comorian, Arabic and French" for "Comorian". A list is a run of
-    entities of the answer's kind joined only by commas and a final "and" / "or", in a sentence that
-    states the answer. A measure the passage states as the start of a range is shown as the range:
+    Crick" for "James Watson", "Comorian, Arabic and French" for "Comorian", "Jerry Siegel and artist Joe
+    Shuster" for "writer Jerry Siegel". A list is a run of entities of the answer's kind joined only by
+    commas and a final "and" / "or", each joint perhaps followed by one noun naming the next one's role,
+    in a sentence that states the answer. A measure the passage states as the start of a range is shown as the range:
     "20 June 1837 until her death in 1901" for "1837", "1939 to 1945" for "1939" (:func:`range_from`).
     Without either (or without ``nlp``) the answer itself."""
     if nlp is None:
         return answer
     for sentence in stating(answer, passage):
-        ents = list(nlp(sentence).ents)
-        at = next((i for i, e in enumerate(ents) if mentions(e.text, answer)), None)
+        doc = nlp(sentence)
+        ents = list(doc.ents)
+        at = next((i for i, e in enumerate(ents) if mentions(e.text, answer) or _names_with_role(answer, e.text)), None)
         if at is None:
             continue
         kind = KINDRED.get(ents[at].label_, ents[at].label_)
 
         def joined(i: int) -> bool:  # ents[i] and ents[i + 1] are neighbours in one list
-            return (KINDRED.get(ents[i + 1].label_, ents[i + 1].label_) == kind
-                    and LIST_GAP.fullmatch(sentence[ents[i].end_char : ents[i + 1].start_char]) is not None)
+            if KINDRED.get(ents[i + 1].label_, ents[i + 1].label_) != kind:
+                return False
+            gap = sentence[ents[i].end_char : ents[i + 1].start_char]
+            role = ROLE_GAP.fullmatch(gap)
+            if role is not None:
+                word = doc.char_span(ents[i].end_char + role.start(1), ents[i].end_char + role.end(1))
+                return word is not None and word[0].pos_ == "NOUN"
+            return LIST_GAP.fullmatch(gap) is not None
 
         first, last = at, at
         while first > 0 and joined(first - 1):
@@ -89,6 +98,12 @@ def range_from(answer: str, sentence: str, ents: list, at: int) -> str:
     if end is not None and not inside and RANGE_GAP.fullmatch(sentence[own.end_char : end.start_char]):
         return sentence[own.start_char : end.end_char]
     return ""
+
+
+def _names_with_role(answer: str, name: str) -> bool:
+    """``answer`` is ``name`` with lowercase words only beside it ("writer Jerry Siegel")."""
+    rest = answer.replace(name, " ") if name in answer else answer
+    return rest != answer and not re.search(r"[A-Z0-9]", rest)
 
 
 def named_with(answer: str, passage: Passage) -> str:
