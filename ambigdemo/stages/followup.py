@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ambigdemo.runtimes.onnx import ASSISTANT, Context, Generator, chatml_turn
-from ambigdemo.stages.question import STOPWORDS, Question, content_words
+from ambigdemo.stages.question import STOPWORDS, Question, words_without_possessives
 from ambigdemo.stages.rewrite import edit_of
 from ambigdemo.types import Edit, Turn
 
@@ -86,21 +86,17 @@ def check_standalone(asked: str, question: str, history: Sequence[Turn]) -> str 
         return "not a single question"
     if len(question.split()) > MAX_QUESTION_WORDS:
         return "too long"
-    said = _words(" ".join([asked] + [t.question + " " + " ".join(t.answers) for t in history]))
-    words = _words(question)
+    said = words_without_possessives(" ".join([asked] + [t.question + " " + " ".join(t.answers) for t in history]))
+    words = words_without_possessives(question)
     if any(not _grounded(w, said) for w in words):
         return "adds words the conversation does not have"
-    if any(not _grounded(w, words) for w in _words(asked) - REFERRING):
+    if any(not _grounded(w, words) for w in words_without_possessives(asked) - REFERRING):
         return "drops words of the question"
     if needs_context(asked) and question.strip().lower() == asked.strip().lower():
         return "still refers back"
-    if not set(re.findall(r"\w+", question.lower())) - STOPWORDS:
+    if not Question.of(question).words:
         return "no content"
     return None
-
-
-def _words(text: str) -> set[str]:
-    return content_words(re.sub(r"['’]s\b", "", text))
 
 
 def _grounded(word: str, said: set[str]) -> bool:

@@ -70,6 +70,10 @@ def content_words(text: str) -> set[str]:
     return {stem(w) for w in re.findall(r"\w+", text.lower()) if w not in STOPWORDS}
 
 
+def words_without_possessives(text: str) -> set[str]:
+    """:func:`content_words` of ``text`` with its possessives dropped ("Obama's wife" -> obama, wife)."""
+    return content_words(re.sub(r"['’]s\b", "", text))
+
 
 def stem(word: str) -> str:
     for suffix in ("'s", "ies", "es", "s"):
