@@ -46,9 +46,9 @@ def listed_with(answer: str, passage: Passage, nlp) -> str:
     Crick" for "James Watson", "Comorian, Arabic and French" for "Comorian", "Jerry Siegel and artist Joe
     Shuster" for "writer Jerry Siegel". A list is a run of entities of the answer's kind joined only by
     commas and a final "and" / "or", each joint perhaps followed by one noun naming the next one's role,
-    in a sentence that states the answer. A measure the passage states as the start of a range is shown as the range:
-    "20 June 1837 until her death in 1901" for "1837", "1939 to 1945" for "1939" (:func:`range_from`).
-    Without either (or without ``nlp``) the answer itself."""
+    in a sentence that states the answer. A measure the passage states as the start of a range is shown
+    as the range: "20 June 1837 until her death in 1901" for "1837", "1939 to 1945" for "1939"
+    (:func:`range_from`). Without either (or without ``nlp``) the answer itself."""
     if nlp is None:
         return answer
     for sentence in stating(answer, passage):
