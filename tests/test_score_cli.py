@@ -12,7 +12,6 @@ import pytest
 from ambigdemo.config import AMBIGNQ_DEV
 
 REPO = Path(__file__).resolve().parents[1]
-DEV_LIGHT = AMBIGNQ_DEV
 
 GOLD = [
     {"id": "s", "question": "Q?", "annotations": [{"type": "singleAnswer", "answer": ["x"]}]},
@@ -89,8 +88,8 @@ def test_data_error_is_one_line_and_exit_2(tmp_path):
 
 @pytest.fixture(scope="module")
 def dev_light() -> list[dict]:
-    assert DEV_LIGHT.is_file(), f"AmbigNQ dev set not found at {DEV_LIGHT}"
-    return json.loads(DEV_LIGHT.read_text())
+    assert AMBIGNQ_DEV.is_file(), f"AmbigNQ dev set not found at {AMBIGNQ_DEV}"
+    return json.loads(AMBIGNQ_DEV.read_text())
 
 
 def first_annotation_pairs(example: dict) -> list[tuple[str, str]]:
@@ -103,7 +102,7 @@ def first_annotation_pairs(example: dict) -> list[tuple[str, str]]:
 
 def test_dev_light_gold_answers_with_prompt_rewrites(tmp_path, dev_light):
     pred = {ex["id"]: [{"question": ex["question"], "answer": a} for _, a in first_annotation_pairs(ex)] for ex in dev_light}
-    result = score("--task", "ambigqa", "--data", DEV_LIGHT, "--pred", write(tmp_path / "pred.json", pred), "--json")
+    result = score("--task", "ambigqa", "--data", AMBIGNQ_DEV, "--pred", write(tmp_path / "pred.json", pred), "--json")
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     assert out["n"] == len(dev_light) and 0 < out["n_multi"] < out["n"]
@@ -114,7 +113,7 @@ def test_dev_light_gold_answers_with_prompt_rewrites(tmp_path, dev_light):
 
 def test_dev_light_gold_rewrites(tmp_path, dev_light):
     pred = {ex["id"]: [{"question": q, "answer": a} for q, a in first_annotation_pairs(ex)] for ex in dev_light}
-    result = score("--task", "ambigqa", "--data", DEV_LIGHT, "--pred", write(tmp_path / "pred.json", pred), "--json")
+    result = score("--task", "ambigqa", "--data", AMBIGNQ_DEV, "--pred", write(tmp_path / "pred.json", pred), "--json")
     out = json.loads(result.stdout)
     assert out["f1_ans"] == 1.0
     assert out["f1_edit_f1"] == 1.0

@@ -142,13 +142,13 @@ def onnx_vs_torch(repeats: int = 3, queries: int = 30, new_tokens: int = 32) -> 
         "embed_speedup": med["embed_torch"] / med["embed_onnx"],
         "gen_tokens_per_s": {"torch": new_tokens / med["gen_torch"], "onnx": new_tokens / med["gen_onnx"]},
         "gen_speedup": med["gen_torch"] / med["gen_onnx"],
-        "gen_bandwidth": bandwidthshare(paths.generator / "model.onnx", new_tokens / med["gen_onnx"]),
+        "gen_bandwidth": bandwidth_share(paths.generator / "model.onnx", new_tokens / med["gen_onnx"]),
         "gen_nll_per_token": nll,
         "repeats": repeats,
     }
 
 
-def bandwidthshare(model: Path, tokens_per_s: float, size_mb: int = 512, repeats: int = 5) -> dict:
+def bandwidth_share(model: Path, tokens_per_s: float, size_mb: int = 512, repeats: int = 5) -> dict:
     """Decoding reads every weight once per token: weight bytes x tokens/s against the memory bandwidth
     measured here (the median of ``repeats`` copies of a ``size_mb`` buffer, read and written)."""
     import numpy as np

@@ -23,11 +23,11 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from ambigdemo.evaluation.datasets import load_ambignq
 from ambigdemo.evaluation import readings
+from ambigdemo.evaluation.datasets import load_ambignq
 from ambigdemo.evaluation.readings import right
 from ambigdemo.evaluation.support import SupportIndex, supported_subset
-from ambigdemo.text import mentions
+from ambigdemo.stages.reader.verify import occurs_in
 from ambigdemo.types import Passage, Result
 
 STAGES = ("not retrieved", "not read", "not replied", "dropped by verify", "hidden", "shown")
@@ -48,13 +48,11 @@ def stage(aliases: list[str], result: Result) -> str:
     if any(right(i.answer, aliases) for i in result.interpretations):
         return "shown"
 
-    def stated(p: Passage) -> bool:
-        return any(mentions(f"{p.title}. {p.text}", a) for a in aliases)
-
+    stating = [p.id for p in result.passages if any(occurs_in(a, p) for a in aliases)]
     named = [c for c in result.candidates if right(c.text, aliases)]
     checks = (
-        any(stated(p) for p in result.passages),
-        any(stated(p) for p in result.passages if p.id in set(result.read)),
+        bool(stating),
+        bool(set(stating) & set(result.read)),
         bool(named),
         any(not c.rejection for c in named),
     )

@@ -52,12 +52,16 @@ class Reading:
     question: Question
     passages: list[Passage]
     replies: dict[str, str] = field(default_factory=dict)
-    dropped: list[str] = field(default_factory=list)
     read: list[str] = field(default_factory=list)  # the passages read so far, by id
     candidates: list[Candidate] = field(default_factory=list)  # every answer replied, and verify's verdict
     found: list[Answer] = field(default_factory=list)
     readable: int = 0  # replies that read as an answer or "none"
     _contexts: dict[str, Context] = field(default_factory=dict, repr=False)
+
+    @property
+    def dropped(self) -> list[str]:
+        """The answers replied that verify rejected, in order."""
+        return [c.text for c in self.candidates if c.rejection]
 
     def answers(self) -> Iterator[Answer]:
         """Verified, distinct answers, one passage at a time in retrieval order; a later passage that
@@ -103,7 +107,7 @@ class Reading:
 
     def take(self, passage: Passage, reply: str, alternative: bool = False, least_coverage: float = 0.0) -> Answer | None:
         """The model's ``reply`` for ``passage`` through verify and select: the new or updated answer in
-        ``found``, or None when the reply is "none", unreadable or rejected (kept in ``dropped``).
+        ``found``, or None when the reply is "none", unreadable or rejected (with why, in ``candidates``).
         An ``alternative`` (a less likely reply, :meth:`Context.alternatives`) is not recorded as the reply."""
         text = parse_reply(reply, names=self.question.asks_person)
         if not alternative:
@@ -114,7 +118,6 @@ class Reading:
         why = rejection(self.question, text, passage, least_coverage)
         self.candidates.append(Candidate(passage.id, text, not alternative, why or ""))
         if why is not None:
-            self.dropped.append(text)
             return None
         return add(self.found, shown_as(self.question, text, passage, self.reader.nlp), passage)
 

@@ -12,7 +12,7 @@ from ambigdemo.text import list_items, mentions, normalize_answer
 from ambigdemo.types import Answer, Passage
 
 LIST_GAP = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))\s*")
-ROLE_GAP = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))\s*([a-z]+)\s+")  # "... Jerry Siegel and artist Joe Shuster"
+ROLE_GAP = re.compile(LIST_GAP.pattern + r"([a-z]+)\s+")  # a list's joint and a role: "Jerry Siegel and artist Joe Shuster"
 NAME = r"(?!(?:He|She|They|It|His|Her|Their|The|In|On|At|A|An)\b)[A-Z][\w'.\-]*(?:\s+(?:(?:von|van|de|da|der|den|du|la|le|del|di|bin)\s+)*[A-Z][\w'.\-]*)*"
 NAME_LIST = re.compile(rf"{NAME}(?:(?:,\s*{NAME})*,?\s+(?:and|or)\s+{NAME})")
 PARTNER = re.compile(r"\bwith(?:\s+(?:his|her|their)\s+\w+)?,?\s*$")
