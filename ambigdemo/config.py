@@ -16,6 +16,7 @@ NQ_OPEN_DEV = DATASETS / "nq_open" / "NQ-open.dev.jsonl"
 # The LLM reader's less likely replies per preset loaded: (first passages read, least probability), tuned on
 # the readings dev set; the 1.5B's add nothing there and slow its answer (docs/experiments/less-likely-replies.md). Others: none.
 READER_BRANCHES = {"embedded": (1, 0.1)}
+VERIFIER = ROOT / "assets" / "verifier.json"  # the reader's verifier, fitted by train-verifier (AMBIGDEMO_VERIFIER=<this file>)
 
 
 def _default_data_dir() -> Path:
@@ -54,6 +55,12 @@ class Config:
     # Overrides of READER_BRANCHES (None: the loaded preset's)
     reader_branch_passages: int | None = None
     reader_branch_min: float | None = None
+    # The verifier that chooses the reader's answers instead of verify's rules (stages/reader/verifier.py): a file
+    # train-verifier wrote (VERIFIER, fitted on AmbigNQ train), or "off". Off by default: on the frozen test it
+    # found 2 more needed readings and showed 2 more wrong ones (docs/experiments/verifier.md).
+    verifier: str = "off"
+    verifier_threshold: float | None = None
+    show_unrewritten: bool = True  # with a verifier, a chosen answer no checked rewrite singles out is shown as asked
     sentence_similarity: bool = False
     max_new_tokens: int = 96
     threads: int = 0
@@ -77,7 +84,12 @@ class Config:
             top_k=int(env.get("AMBIGDEMO_TOP_K", cls.top_k)),
             use_generator=env.get("AMBIGDEMO_GENERATOR", "1") != "0",
             reader=env.get("AMBIGDEMO_READER", cls.reader),
+            reader_relevance=float(env.get("AMBIGDEMO_READER_RELEVANCE", cls.reader_relevance)),
             reader_min_score=float(env.get("AMBIGDEMO_READER_MIN_SCORE", cls.reader_min_score)),
+            reader_passages=int(env.get("AMBIGDEMO_READER_PASSAGES", cls.reader_passages)),
+            verifier=env.get("AMBIGDEMO_VERIFIER", cls.verifier),
+            verifier_threshold=float(env["AMBIGDEMO_VERIFIER_THRESHOLD"]) if env.get("AMBIGDEMO_VERIFIER_THRESHOLD") else None,
+            show_unrewritten=env.get("AMBIGDEMO_SHOW_UNREWRITTEN", "1") != "0",
             reader_further_passages=int(env.get("AMBIGDEMO_READER_FURTHER_PASSAGES", cls.reader_further_passages)),
             reader_further_coverage=float(env.get("AMBIGDEMO_READER_FURTHER_COVERAGE", cls.reader_further_coverage)),
             reader_branch_passages=int(env["AMBIGDEMO_READER_BRANCH_PASSAGES"]) if env.get("AMBIGDEMO_READER_BRANCH_PASSAGES") else None,

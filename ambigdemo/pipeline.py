@@ -19,6 +19,7 @@ from ambigdemo.stages.answers import AnswerFinder
 from ambigdemo.stages.followup import FollowUps, Standalone
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader import LlmReader, MalformedOutput
+from ambigdemo.stages.reader.verifier import Verifier
 from ambigdemo.stages.retrieve import Retriever
 from ambigdemo.stages.rewrite import Rewriter, edit_of, ground
 from ambigdemo.stages.summarize import Summarizer
@@ -155,11 +156,25 @@ class Pipeline:
         if config.reader != "llm" or generator is None:
             return None
         branch_passages, branch_min = config.reader_branches(preset)
-        return LlmReader(
+        reader = LlmReader(
             generator, config.reader_relevance, config.reader_min_score, config.reader_passages, nlp=nlp,
             branch_passages=branch_passages, branch_min=branch_min,
             further_passages=config.reader_further_passages, further_coverage=config.reader_further_coverage,
         )
+        verifier = Pipeline._verifier(config)
+        if verifier is None:
+            return reader
+        return replace(reader, verifier=verifier, relevance=0.0, max_passages=verifier.passages,
+                       branch_passages=verifier.branch_passages, branch_min=verifier.branch_min, further_passages=0)
+
+    @staticmethod
+    def _verifier(config: Config) -> Verifier | None:
+        """The configured verifier (its threshold overridden if asked), or None when off; a missing or broken
+        file is an error that names it."""
+        if config.verifier == "off":
+            return None
+        verifier = Verifier.load(Path(config.verifier))
+        return verifier if config.verifier_threshold is None else replace(verifier, threshold=config.verifier_threshold)
 
     @property
     def credit(self) -> str:
@@ -208,7 +223,9 @@ class Pipeline:
             result.source = "heuristic"
             answers = self.finder.find(analysed, result.passages)
         timer.lap("answers")
-        result.interpretations = self.rewriter.rewrite(analysed, answers, propose=reading.propose_rewrite if reading else None)
+        verified = reading is not None and reading.reader.verifier is not None and self.config.show_unrewritten
+        result.interpretations = self.rewriter.rewrite(
+            analysed, answers, propose=reading.propose_rewrite if reading else None, keep_all=verified)
         timer.lap("rewrite")
         first = result.timings_ms.get("first_interpretation", timer.total)
         result.timings_ms = dict(timer.laps, first_interpretation=first)

@@ -42,6 +42,8 @@ class Candidate:
     text: str  # the answer as the model replied it
     likeliest: bool = True  # the model's likeliest reply for the passage (else one of its less likely ones)
     rejection: str = ""  # why verify dropped it; "" when it passed
+    p: float | None = None  # the verifier's p(right), when a verifier judged it
+    features: dict[str, float] = field(default_factory=dict)  # what the verifier read (verifier.FEATURES)
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,19 @@ def test_edits_are_marked(ambiguous):
             assert f"<ins>{render.escape(word)}</ins>" in html
 
 
+def test_a_reading_shown_as_asked_says_it_is_not_rewritten_and_whose_reading_it_is(ambiguous):
+    question = ambiguous.question
+    as_asked = [
+        dataclasses.replace(ambiguous.interpretations[0], question=question, source="as asked",
+                            passages=["<b>Cape Town</b> & co#0"]),
+        *ambiguous.interpretations[1:],
+    ]
+    html = render.interpretations_html(dataclasses.replace(ambiguous, interpretations=as_asked))
+    assert html.count('data-testid="unrewritten"') == 1
+    assert "not rewritten: the reading of “&lt;b&gt;Cape Town&lt;/b&gt; &amp; co”" in html
+    assert tag_names(html) <= ALLOWED
+
+
 def test_diff_html_marks_added_and_removed_words():
     html = render.diff_html("Who won the World Cup?", "Who won the 2014 FIFA World Cup?")
     assert html == "Who won the <ins>2014</ins> <ins>FIFA</ins> World Cup?"

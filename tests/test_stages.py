@@ -256,17 +256,29 @@ def test_rewrites_of_real_answers_are_distinct_grounded_edits(pipeline, finder, 
         assert i.edit.added, i
 
 
+NETHERLANDS_Q = "What is the capital of the Netherlands?"
+NETHERLANDS = [  # two answers whose evidence offers no distinguishing words
+    Answer(text="Amsterdam", score=0.8, passages=["Netherlands#0"], context="Amsterdam and The Hague are both cities in the Netherlands."),
+    Answer(text="The Hague", score=0.75, passages=["Netherlands#0"], context="Amsterdam and The Hague are both cities in the Netherlands."),
+]
+
+
 def test_rewrites_never_give_the_answer_away(rewriter):
     """Two answers whose evidence offers no distinguishing words: no invented rewrite, the top answer stands."""
-    context = "Amsterdam and The Hague are both cities in the Netherlands."
-    answers = [
-        Answer(text="Amsterdam", score=0.8, passages=["Netherlands#0"], context=context),
-        Answer(text="The Hague", score=0.75, passages=["Netherlands#0"], context=context),
-    ]
-    question = "What is the capital of the Netherlands?"
+    question, answers = NETHERLANDS_Q, NETHERLANDS
     interps = rewriter.rewrite(question, answers)
     assert [(i.question, i.answer, i.source) for i in interps] == [(question, "Amsterdam", "prompt")]
     assert not any(normalize_answer(a.text) in normalize_answer(i.question) for i in interps for a in answers)
+
+
+def test_answers_a_verifier_chose_are_all_shown_those_without_a_rewrite_as_asked(rewriter):
+    """With ``keep_all`` no chosen answer is hidden for want of a rewrite: it is shown under the question as asked."""
+    question, answers = NETHERLANDS_Q, NETHERLANDS
+    interps = rewriter.rewrite(question, answers, keep_all=True)
+    assert [(i.question, i.answer, i.source) for i in interps] == [
+        (question, "Amsterdam", "as asked"), (question, "The Hague", "as asked")]
+    [single] = rewriter.rewrite(question, answers[:1], keep_all=True)
+    assert (single.question, single.source) == (question, "prompt")
 
 
 def test_weaker_answers_never_displace_the_best_one(rewriter):

@@ -12,7 +12,7 @@ import sys
 
 COMMAND_MODULES = (
     "ask", "build", "bench", "score", "evaluate", "tune", "judgments", "download", "export", "build_index",
-    "train_rewriter", "train_retriever",
+    "train_rewriter", "train_retriever", "train_verifier",
 )
 
 

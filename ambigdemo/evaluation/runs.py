@@ -238,7 +238,10 @@ def _predict_answers(system: str, item: Item, pipeline: Pipeline, start: float) 
 
         config = pipeline.config
         passages = pipeline.retriever.search(item.question, config.top_k)
-        if system == "ceiling":
+        reader = pipeline.reader
+        if system == "ceiling" and reader is not None:  # the passages the reader reads
+            passages = relevant(passages, reader.relevance, reader.min_score, reader.max_passages)
+        elif system == "ceiling":
             passages = relevant(passages, config.reader_relevance, config.reader_min_score, config.reader_passages)
         index, every = SupportIndex(passages), list(range(len(passages)))
         answers = [aliases[0] for _, aliases in item.pairs if index.evidence(item.question, aliases, every)]

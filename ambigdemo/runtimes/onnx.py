@@ -252,10 +252,11 @@ class Context:
         twin.generator, twin.ids, twin.past, twin.logits = self.generator, list(self.ids), dict(self.past), self.logits
         return twin
 
-    def complete(self, max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> str:
-        """The whole greedy continuation (the context grows with it and stays open)."""
+    def complete(self, max_new_tokens: int = 128, stop: tuple[str, ...] = (), logps: list[float] | None = None) -> str:
+        """The whole greedy continuation (the context grows with it and stays open); ``logps`` gets each
+        token's log probability."""
         text = ""
-        for text in self.generator.decode(self, max_new_tokens, stop):
+        for text in self.generator.decode(self, max_new_tokens, stop, logps=logps):
             pass
         return text
 

@@ -202,9 +202,10 @@ def bare_title(title: str) -> str:
 
 
 def is_name_of(title: str, text: str) -> bool:
-    """The mention is the article's subject in full or fuller form ('Barack Hussein Obama II' for 'Barack Obama')."""
-    head, key = normalize_answer(bare_title(title)).split(), normalize_answer(text).split()
-    return bool(head) and set(head) <= set(key)
+    """The mention is the article's subject in full or fuller form ('Barack Hussein Obama II' for 'Barack Obama',
+    'Ursula Kroeber Le Guin' for 'Ursula K. Le Guin': an initial may be written out)."""
+    head = [w for w in normalize_answer(bare_title(title)).split() if len(w) > 1]
+    return bool(head) and set(head) <= set(normalize_answer(text).split())
 
 
 def _names_title(text: str, title: str) -> float:

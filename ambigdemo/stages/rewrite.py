@@ -81,8 +81,12 @@ class Rewriter:
     generator: Generator | None = None
     max_new_tokens: int = 40
 
-    def rewrite(self, question: Question | str, answers: list[Answer], propose: Proposer | None = None) -> list[Interpretation]:
-        """One interpretation per answer that a grounded, checked edit can single out.
+    def rewrite(
+        self, question: Question | str, answers: list[Answer], propose: Proposer | None = None, keep_all: bool = False
+    ) -> list[Interpretation]:
+        """One interpretation per answer that a grounded, checked edit can single out; with ``keep_all``
+        (answers a verifier chose) one per answer, those no checked edit singles out shown under the
+        question as asked, marked ``source="as asked"`` (:func:`unrewritten`).
 
         ``propose`` (the LLM reader's rewrite from the answer's own passage) is tried first, instead
         of the configured generator; the rule-built edits remain the fallback.
@@ -96,6 +100,8 @@ class Rewriter:
         question = Question.of(question)
         answers = sorted(answers, key=lambda a: -len(set(a.passages)))
         chosen = self._disambiguate(question, answers, propose=propose) if len(answers) > 1 else []
+        if keep_all and len(answers) > 1:
+            return [c or unrewritten(question.text, a) for a, c in zip(answers, chosen)]
         readings = [i for i in chosen if i is not None]
         if len(readings) > 1 and chosen[0] is not None:
             return readings
@@ -190,6 +196,12 @@ def ground(text: str, question: Question | str, passages: list[Passage]) -> Answ
 
 def _as_asked(question: str, answer: Answer) -> Interpretation:
     return Interpretation(question, answer.text, answer.passages, answer.score, Edit(), source="prompt")
+
+
+def unrewritten(question: str, answer: Answer) -> Interpretation:
+    """A reading no checked edit singles out, shown under the question as asked; its passage's title
+    (:func:`_title`) says where it comes from."""
+    return Interpretation(question, answer.text, answer.passages, answer.score, Edit(), source="as asked")
 
 
 def _title(answer: Answer) -> str:

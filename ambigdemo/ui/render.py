@@ -46,10 +46,14 @@ def card_html(prompt: str, n: int, interp: Interpretation, numbers: dict[str, in
     label = f"Reading {n}" if ambiguous else "Answer"
     if interp.source == "pending":
         label += " (finding the words that tell it apart…)" if ambiguous else ""
+    apart = ""
+    if interp.source == "as asked" and ambiguous and interp.passages:
+        title = interp.passages[0].split("#")[0]
+        apart = f'<div class="ad-apart" data-testid="unrewritten">not rewritten: the reading of “{escape(title)}”</div>'
     return (
         f'<div class="ad-card" data-testid="interpretation">'
         f'<div class="ad-label">{label}</div>'
-        f'<div class="ad-question">{diff_html(prompt, interp.question)}</div>'
+        f'<div class="ad-question">{diff_html(prompt, interp.question)}</div>{apart}'
         f'<div class="ad-answer">{escape(interp.answer)} {links}</div></div>'
     )
 
@@ -166,6 +170,7 @@ def failed_js(first: str, n_outputs: int = 1, echo: bool = False) -> str:
 CSS = """
 .ad-card{border:1px solid #d0d7de;border-radius:8px;padding:10px 14px;margin:8px 0;background:#fff}
 .ad-label{font-size:.8em;color:#57606a}
+.ad-apart{font-size:.8em;color:#57606a;font-style:italic}
 .ad-question{font-size:1.1em;margin:4px 0}
 .ad-answer{font-weight:600}
 .ad-question ins{background:#dafbe1;text-decoration:none;padding:0 2px}

@@ -24,17 +24,21 @@ the first answer streams after one passage. If no passage gets a readable reply 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from ambigdemo.runtimes.onnx import Context, Generator
+from ambigdemo.stages.answers import same_answer
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.disambiguate import ask_rewrite
 from ambigdemo.stages.reader.prompts import example_prefix, passage_turn
 from ambigdemo.stages.reader.recall import beyond, parse_reply, relevant
 from ambigdemo.stages.reader.select import add, shown_as
+from ambigdemo.stages.reader.verifier import Clue, Verifier, features
 from ambigdemo.stages.reader.verify import rejection
+from ambigdemo.text import normalize_answer
 from ambigdemo.types import Answer, Candidate, Passage
 
 __all__ = ["LlmReader", "MalformedOutput", "Reading", "ask_rewrite", "relevant"]
@@ -70,8 +74,8 @@ class Reading:
         reader = self.reader
         for rank, (passage, least) in enumerate(self.to_read()):
             self.read.append(passage.id)
-            for i, (reply, context) in enumerate(self._replies(rank, passage)):
-                answer = self.take(passage, reply, alternative=i > 0, least_coverage=least)
+            for i, (reply, context, logp) in enumerate(self._replies(rank, passage)):
+                answer = self.take(passage, reply, alternative=i > 0, least_coverage=least, logp=logp)
                 if answer is None:
                     continue
                 self._contexts.setdefault(answer.text, context)
@@ -92,31 +96,44 @@ class Reading:
         later = beyond(self.passages, gated, reader.min_score, reader.further_passages) if gated else []
         return [(p, 0.0) for p in gated] + [(p, reader.further_coverage) for p in later]
 
-    def _replies(self, rank: int, passage: Passage) -> Iterator[tuple[str, Context]]:
+    def _replies(self, rank: int, passage: Passage) -> Iterator[tuple[str, Context, float]]:
         """The model's likeliest reply for the ``rank``-th passage read, then, for the first
         ``branch_passages``, its less likely replies that reach ``branch_min`` (computed only after the
-        likeliest one's answer is shown); each with the context that ends with it."""
+        likeliest one's answer is shown); each with the context that ends with it and its log probability."""
         reader = self.reader
         start = reader.start(self.question.text, passage)
-        context = start.fork()
-        yield context.complete(reader.max_answer_tokens, stop=("\n",)), context
+        context, logps = start.fork(), []
+        yield context.complete(reader.max_answer_tokens, stop=("\n",), logps=logps), context, sum(logps)
         if rank < reader.branch_passages:
             for text, p, branch in start.alternatives(reader.branch_tokens, reader.max_answer_tokens, stop=("\n",)):
                 if p >= reader.branch_min:
-                    yield text, branch
+                    yield text, branch, math.log(p)
 
-    def take(self, passage: Passage, reply: str, alternative: bool = False, least_coverage: float = 0.0) -> Answer | None:
+    def take(self, passage: Passage, reply: str, alternative: bool = False, least_coverage: float = 0.0,
+             logp: float = 0.0) -> Answer | None:
         """The model's ``reply`` for ``passage`` through verify and select: the new or updated answer in
         ``found``, or None when the reply is "none", unreadable or rejected (with why, in ``candidates``).
-        An ``alternative`` (a less likely reply, :meth:`Context.alternatives`) is not recorded as the reply."""
+        An ``alternative`` (a less likely reply, :meth:`Context.alternatives`) is not recorded as the reply.
+        An answer must pass verify's rules; with a ``verifier`` it must also reach the p(right) the verifier
+        needs (one threshold for the first distinct answer, another for each further one; ``logp``, the
+        reply's log probability, is one of its features)."""
         text = parse_reply(reply, names=self.question.asks_person)
         if not alternative:
             self.replies[passage.id] = reply
             self.readable += text is not None
         if not text:
             return None
-        why = rejection(self.question, text, passage, least_coverage)
-        self.candidates.append(Candidate(passage.id, text, not alternative, why or ""))
+        verifier = self.reader.verifier
+        if verifier is None:
+            why, named, p = rejection(self.question, text, passage, least_coverage), {}, None
+        else:
+            why = rejection(self.question, text, passage)
+            named = {} if why else features(Clue(self.question, text, passage, self.passages, logp, not alternative), self.reader.nlp)
+            p = verifier.p(named) if named else None
+            needed = verifier.needs(len([a for a in self.found if not same_answer(normalize_answer(a.text), normalize_answer(text))]))
+            if p is not None and p < needed:
+                why = f"p(right) {p:.2f} under {needed:.2f}"
+        self.candidates.append(Candidate(passage.id, text, not alternative, why or "", p, named))
         if why is not None:
             return None
         return add(self.found, shown_as(self.question, text, passage, self.reader.nlp), passage)
@@ -145,6 +162,7 @@ class LlmReader:
     further_passages: int = 0  # passages read after those within ``relevance`` (above ``min_score``)
     further_coverage: float = 1.0  # the share of the question's words their answer's sentence must hold
     nlp: Any = None  # a spaCy pipeline with NER: an answer listed with others is shown with them (``listed_with``)
+    verifier: Verifier | None = None  # chooses the answers kept (verifier.py); None: verify's rules
     _prefix: Context | None = field(default=None, repr=False)
 
     def prefix(self) -> Context:

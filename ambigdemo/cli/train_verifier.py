@@ -1,0 +1,79 @@
+"""``train-verifier``: fit the reader's verifier on AmbigNQ train, choose its threshold on the readings dev set.
+
+``python -m ambigdemo train-verifier --out runs/verifier`` reads the train questions the corpus answers
+(resumable: ``OUT/train.jsonl`` grows one question at a time), fits the logistic verifier on their
+candidates, reads the readings dev questions the same way (``OUT/dev.jsonl``), reports each feature's
+AUC and the verifier's on dev, and what each threshold would keep of the dev candidates. It writes
+``OUT/report.json`` and the verifier (``--export``, default ``assets/verifier.json``) with the reading and
+threshold given, which the dev funnel chose (docs/reader.md: ``bench --funnel`` per setting).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ambigdemo.config import AMBIGNQ_TRAIN, ROOT, VERIFIER
+
+DEV = ROOT / "assets" / "readings-dev.json"
+THRESHOLDS = [round(0.05 * i, 2) for i in range(1, 20)]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("train-verifier", help="fit the reader's verifier on AmbigNQ train (resumable)",
+                       description=__doc__.splitlines()[0])
+    p.add_argument("--data", type=Path, default=AMBIGNQ_TRAIN, help="AmbigNQ train JSON")
+    p.add_argument("--dev", type=Path, default=DEV, help="the readings dev set the threshold is chosen on")
+    p.add_argument("--out", type=Path, required=True, help="run folder: train.jsonl, dev.jsonl, report.json")
+    p.add_argument("--export", type=Path, default=VERIFIER, help="the verifier file to write")
+    p.add_argument("--questions", type=int, default=420, help="train questions to read")
+    p.add_argument("--l2", type=float, default=1.0, help="the L2 penalty of the logistic fit")
+    p.add_argument("--threshold", type=float, default=0.35, help="p(right) a shown answer needs (chosen by the dev funnel, docs/reader.md)")
+    p.add_argument("--more", type=float, default=0.5, help="p(right) each answer after the first needs (chosen likewise)")
+    p.add_argument("--passages", type=int, default=4, help="passages read (chosen with the threshold)")
+    p.add_argument("--branch-passages", type=int, default=1, help="of those, the first ones whose less likely replies are read")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    from dataclasses import replace
+
+    from ambigdemo.config import Config
+    from ambigdemo.evaluation.datasets import load_ambignq
+    from ambigdemo.files import replace_text
+    from ambigdemo.pipeline import Pipeline
+    from ambigdemo.presets.train_verifier import collect, featurize, gold_answers, labelled, records, sweep
+    from ambigdemo.stages.reader.verifier import FEATURES, auc, fit
+
+    pipeline = Pipeline.load(Config.from_env(use_generator=False, verifier="off"))
+    if pipeline.reader is None:
+        print("error: the verifier needs the LLM reader (AMBIGDEMO_READER=llm and a preset with a generator)")
+        return 2
+    train_items = [(e.question, gold_answers(e)) for e in load_ambignq(args.data)]
+    dev_items = [(i["question"], i["answers"]) for i in json.loads(args.dev.read_text(encoding="utf-8"))]
+    collect(pipeline.reader, pipeline.retriever, train_items, args.out / "train.jsonl", args.questions, args.seed)
+    collect(pipeline.reader, pipeline.retriever, dev_items, args.out / "dev.jsonl", len(dev_items), seed=None, stated_only=False)
+
+    nlp = pipeline.reader.nlp
+    train_found = featurize(records(args.out / "train.jsonl"), pipeline.retriever, nlp)
+    dev_found = featurize(records(args.out / "dev.jsonl"), pipeline.retriever, nlp)
+    train_rows, train_labels = labelled(train_found)
+    rows, labels = labelled(dev_found)
+    verifier = fit(train_rows, train_labels, l2=args.l2)
+    swept = sweep(dev_found, verifier, THRESHOLDS)
+    verifier = replace(verifier, threshold=args.threshold, more=args.more, passages=args.passages, branch_passages=args.branch_passages)
+    report = {
+        "train": {"questions": len(train_found), "candidates": len(train_labels), "right": sum(train_labels),
+                  "auc_in_sample": auc([verifier.p(r) for r in train_rows], train_labels)},
+        "dev": {"candidates": len(labels), "right": sum(labels), "auc": auc([verifier.p(r) for r in rows], labels),
+                "auc_by_feature": {n: auc([r[n] for r in rows], labels) for n in FEATURES}},
+        "candidates_kept_dev": swept,
+        "verifier": verifier.to_json(),
+    }
+    replace_text(args.out / "report.json", json.dumps(report, indent=2) + "\n")
+    replace_text(args.export, json.dumps(verifier.to_json(), indent=2) + "\n")
+    print(json.dumps({k: report[k] for k in ("train", "dev")}, indent=2))
+    print(f"wrote {args.export}: {args.passages} passages read, less likely replies from {args.branch_passages}, threshold {args.threshold}, then {args.more}")
+    return 0

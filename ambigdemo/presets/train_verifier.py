@@ -1,0 +1,164 @@
+"""Fit the reader's verifier on AmbigNQ train: distant labels from the pipeline's own candidates.
+
+Each train question whose gold answers some retrieved passage states is read the way the app reads,
+but wider (every passage above the reader's least score, the less likely replies of the first two),
+and every grounded candidate is kept with its features (:func:`~ambigdemo.stages.reader.verifier.features`)
+and labelled right when it names one of the question's gold answers (any annotator's). The candidates go
+to a JSON-lines file one question at a time, so a rerun resumes where the last one stopped; the
+logistic model is then fitted on all of them (:func:`~ambigdemo.stages.reader.verifier.fit`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from dataclasses import replace
+from pathlib import Path
+
+from tqdm import tqdm
+
+from ambigdemo.evaluation.datasets import AmbigExample
+from ambigdemo.evaluation.readings import right
+from ambigdemo.files import replace_text
+from ambigdemo.stages.reader import LlmReader, MalformedOutput
+from ambigdemo.stages.question import Question
+from ambigdemo.stages.reader.verifier import FEATURES, Clue, Verifier, features
+from ambigdemo.stages.reader.verify import occurs_in
+from ambigdemo.text import normalize_answer
+
+COLLECT = {"relevance": 0.0, "max_passages": 8, "max_answers": 100, "branch_passages": 2, "branch_min": Verifier.branch_min}
+
+
+def gold_answers(example: AmbigExample) -> list[list[str]]:
+    """Every annotator's answers to ``example``, aliases each."""
+    out = []
+    for ann in example.annotations:
+        out += [ann.answers] if ann.is_single else [qa.answers for qa in ann.qa_pairs]
+    return [a for a in out if a]
+
+
+def accepting(reader: LlmReader) -> LlmReader:
+    """``reader`` reading wide and keeping every grounded candidate, each with its features."""
+    neutral = Verifier(FEATURES, (0.0,) * len(FEATURES), (1.0,) * len(FEATURES), (0.0,) * len(FEATURES), 0.0, threshold=0.0, more=0.0)
+    return replace(reader, verifier=neutral, **COLLECT)
+
+
+def candidates(reader: LlmReader, retriever, question: str, gold: list[list[str]], top_k: int = 8) -> list[dict]:
+    """The grounded candidates of one question, as read (passage, text, likeliest, the reply's log probability)
+    and labelled (``reader`` as :func:`accepting` makes it); their features are computed when they are
+    loaded (:func:`featurize`), so a change of features needs no new reading."""
+    passages = retriever.search(question, top_k)
+    reading = reader.read(question, passages)
+    try:
+        for _ in reading.answers():
+            pass
+    except MalformedOutput:
+        pass  # no reply read as an answer: the candidates are none, as the app's reader would find
+    return [
+        {"passage": c.passage, "text": c.text, "likeliest": c.likeliest, "logp": c.features["logp"],
+         "right": any(right(c.text, g) for g in gold)}
+        for c in reading.candidates if c.features
+    ]
+
+
+def collect(reader: LlmReader, retriever, items: list[tuple[str, list[list[str]]]], out: Path, limit: int,
+            seed: int | None = 0, stated_only: bool = True) -> Path:
+    """Candidates of up to ``limit`` questions (``(question, gold answers)``, in a seeded order unless ``seed``
+    is None), appended to ``out`` one question per line; with ``stated_only`` only questions whose gold some
+    retrieved passage states. Questions already in ``out`` are skipped, so a rerun resumes."""
+    done = set()
+    if out.exists():
+        text = out.read_text(encoding="utf-8")
+        if text and not text.endswith("\n"):  # a line cut by a killed run: dropped, and that question read again
+            text = text[: text.rfind("\n") + 1]
+            replace_text(out, text)
+        for line in text.splitlines():
+            try:
+                done.add(json.loads(line)["question"])
+            except (ValueError, KeyError):
+                continue
+    order = list(items)
+    if seed is not None:
+        random.Random(seed).shuffle(order)
+    reader = accepting(reader)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a", encoding="utf-8") as f, tqdm(total=limit, desc="reading questions", unit="q") as bar:
+        taken = min(len(done), limit)
+        bar.update(taken)
+        for question, gold in order:
+            if taken >= limit:
+                break
+            if question in done:
+                continue
+            passages = retriever.search(question, 8)
+            if stated_only and not any(occurs_in(a, p) for p in passages for g in gold for a in g):
+                continue
+            rows = candidates(reader, retriever, question, gold)
+            f.write(json.dumps({"question": question, "gold": gold, "candidates": rows}) + "\n")
+            f.flush()
+            taken += 1
+            bar.update(1)
+    return out
+
+
+def records(path: Path) -> list[dict]:
+    """The questions collected in ``path``, each with its gold and candidates (a line cut by a killed run skipped)."""
+    out = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
+
+
+def featurize(found: list[dict], retriever, nlp, top_k: int = 8) -> list[dict]:
+    """``found`` (:func:`records`) with every candidate's features computed by the current code."""
+    for record in tqdm(found, desc="computing features", unit="q", leave=False):
+        question = Question.of(record["question"])
+        passages = retriever.search(question.text, top_k)
+        by_id = {p.id: p for p in passages}
+        for c in record["candidates"]:
+            clue = Clue(question, c["text"], by_id[c["passage"]], passages, c["logp"], c["likeliest"])
+            c["features"] = features(clue, nlp)
+    return found
+
+
+def labelled(found: list[dict]) -> tuple[list[dict], list[int]]:
+    """The features and labels of every candidate of ``found`` (:func:`featurize`)."""
+    every = [c for r in found for c in r["candidates"]]
+    return [c["features"] for c in every], [int(c["right"]) for c in every]
+
+
+def within(candidate: dict, passages: int, branch_passages: int) -> bool:
+    """The candidate would be read by a reader that reads ``passages`` passages and the less likely replies
+    of the first ``branch_passages`` (collected passages are read in retrieval order; ``rank`` is log1p)."""
+    rank = round(math.expm1(candidate["features"]["rank"]))
+    return rank < passages and (candidate["likeliest"] or rank < branch_passages)
+
+
+def chosen(record: dict, verifier: Verifier, threshold: float, passages: int = 8, branch_passages: int = 2) -> dict[str, int]:
+    """What a verifier at ``threshold`` would show of one collected question's candidates (those a reader
+    of ``passages`` and ``branch_passages`` reads), folded by the gold they name: needed answers found,
+    and distinct wrong answers shown."""
+    kept = [c for c in record["candidates"]
+            if within(c, passages, branch_passages) and verifier.p(c["features"]) >= threshold]
+    gold = record["gold"]
+    needed = sum(any(right(c["text"], g) for c in kept) for g in gold)
+    wrong = {normalize_answer(c["text"]) for c in kept if not c["right"]}
+    return {"needed": needed, "gold": len(gold), "wrong": len(wrong)}
+
+
+def sweep(found: list[dict], verifier: Verifier, thresholds: list[float], passages: tuple[int, ...] = (2, 4, 6, 8),
+          branches: tuple[int, ...] = (0, 1, 2)) -> list[dict]:
+    """Per reading (passages read, of which with less likely replies) and threshold, the needed answers and
+    wrong answers the verifier would show on the questions ``found`` (:func:`featurize`)."""
+    out = []
+    for k in passages:
+        for b in branches:
+            for t in thresholds:
+                per = [chosen(r, verifier, t, k, b) for r in found]
+                out.append({"passages": k, "branch_passages": b, "threshold": t,
+                            **{key: sum(p[key] for p in per) for key in ("needed", "gold", "wrong")}})
+    return out

@@ -1,0 +1,155 @@
+"""The verifier: how likely a candidate answer, read from one passage, is a right answer to the question.
+
+A logistic model over features that say nothing of any one question's shape (:data:`FEATURES`): how
+well the passage was retrieved, how sure the model was of its reply, how many retrieved passages
+state the answer, whether its kind is the kind the question asks for, how much of the question the
+sentence stating it holds, and the two signs of a wrong passage that the rules used to decide alone
+(a superlative ranked only with an ordinal, another year). Its weights are fitted on AmbigNQ train
+by ``python -m ambigdemo train-verifier`` (:mod:`ambigdemo.presets.train_verifier`) and its threshold
+on the readings dev set; both are in one small JSON file, ``assets/verifier.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ambigdemo.stages.answers import bare_title, is_name_of
+from ambigdemo.stages.question import Question
+from ambigdemo.stages.reader.verify import coverage, occurs_in, other_year, outranked, stating
+from ambigdemo.text import mentions, normalize_answer
+from ambigdemo.types import Passage
+
+FEATURES = (
+    "score", "ratio", "rank", "likeliest", "logp", "support", "type_fit", "untyped",
+    "subject", "coverage", "outranked", "other_year", "words", "numeric",
+)
+
+
+@dataclass(frozen=True)
+class Clue:
+    """What the reader knows of one candidate when it is read."""
+
+    question: Question
+    text: str  # the answer as replied
+    passage: Passage  # the passage it was read from
+    passages: list[Passage]  # every passage retrieved, best first
+    logp: float  # the log probability of the model's reply
+    likeliest: bool = True
+
+
+def entity_label(text: str, passage: Passage, nlp) -> str:
+    """The spaCy label of the entity that names ``text`` in the sentences of the passage stating it, "" if
+    none: the entity that is the answer, else one the answer holds, else one that holds the answer."""
+    if nlp is None:
+        return ""
+    ents = [e for sentence in stating(text, passage)[:2] for e in nlp(sentence).ents]
+    key = normalize_answer(text)
+    for fits in (lambda e: normalize_answer(e.text) == key, lambda e: mentions(text, e.text), lambda e: mentions(e.text, text)):
+        label = next((e.label_ for e in ents if fits(e)), "")
+        if label:
+            return label
+    return ""
+
+
+def features(clue: Clue, nlp) -> dict[str, float]:
+    """The named features of one candidate (:data:`FEATURES`)."""
+    q, text, passage = clue.question, clue.text, clue.passage
+    subject = is_name_of(passage.title, text)
+    asked = bare_title(passage.title) if subject else text  # the subject as its article names it, for coverage
+    best = max((p.score for p in clue.passages), default=passage.score) or 1.0
+    rank = next((i for i, p in enumerate(clue.passages) if p.id == passage.id), len(clue.passages))
+    label = entity_label(text, passage, nlp)
+    return {
+        "score": passage.score,
+        "ratio": passage.score / best,
+        "rank": math.log1p(rank),
+        "likeliest": float(clue.likeliest),
+        "logp": max(clue.logp, -20.0),
+        "support": math.log1p(sum(occurs_in(text, p) for p in clue.passages)),
+        "type_fit": q.type.labels.get(label, 0.0),
+        "untyped": float(not label),
+        "subject": float(subject),
+        "coverage": coverage(q, asked, passage),
+        "outranked": float(outranked(q, passage)),
+        "other_year": float(other_year(q, text, passage)),
+        "words": math.log1p(len(text.split())),
+        "numeric": float(any(c.isdigit() for c in text)),
+    }
+
+
+@dataclass(frozen=True)
+class Verifier:
+    """A fitted logistic model: p(right) of a candidate's features, and the threshold a shown one needs."""
+
+    names: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    bias: float
+    threshold: float = 0.5  # the first answer found needs this p(right) ...
+    more: float = 0.5  # ... and every further answer (another reading) this
+    passages: int = 4  # the reading it was tuned with: passages read (above the reader's least score) ...
+    branch_passages: int = 1  # ... and of those, the first ones whose less likely replies are read too,
+    branch_min: float = 0.1  # ... when their probability reaches this
+
+    def needs(self, found: int) -> float:
+        """The p(right) an answer needs when ``found`` distinct answers are found before it."""
+        return self.threshold if found == 0 else max(self.threshold, self.more)
+
+    def p(self, named: dict[str, float]) -> float:
+        x = (np.array([named[n] for n in self.names]) - np.array(self.mean)) / np.array(self.scale)
+        return float(1.0 / (1.0 + np.exp(-(x @ np.array(self.weights) + self.bias))))
+
+    def to_json(self) -> dict:
+        return {"names": list(self.names), "mean": list(self.mean), "scale": list(self.scale), "weights": list(self.weights),
+                "bias": self.bias, "threshold": self.threshold, "more": self.more, "passages": self.passages, "branch_passages": self.branch_passages, "branch_min": self.branch_min}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Verifier":
+        return cls(tuple(data["names"]), tuple(data["mean"]), tuple(data["scale"]), tuple(data["weights"]),
+                   float(data["bias"]), float(data["threshold"]), float(data["more"]), int(data["passages"]), int(data["branch_passages"]), float(data["branch_min"]))
+
+    @classmethod
+    def load(cls, path: Path) -> "Verifier":
+        """The verifier saved at ``path``; a missing or unreadable file says which and why."""
+        try:
+            return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"cannot load the verifier from {path}: {exc}") from exc
+
+
+def fit(rows: list[dict[str, float]], labels: list[int], l2: float = 1.0, steps: int = 50) -> Verifier:
+    """A logistic regression of ``labels`` on the named features of ``rows`` (standardised, L2-penalised,
+    fitted by Newton's method)."""
+    names = FEATURES
+    x = np.array([[r[n] for n in names] for r in rows], dtype=np.float64)
+    y = np.array(labels, dtype=np.float64)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
+    w = np.zeros(z.shape[1])
+    penalty = np.diag([l2] * len(names) + [0.0])
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(z @ w)))
+        grad = z.T @ (p - y) + penalty @ w
+        hess = (z * (p * (1 - p))[:, None]).T @ z + penalty
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return Verifier(names, tuple(mean.tolist()), tuple(scale.tolist()), tuple(w[:-1].tolist()), float(w[-1]))
+
+
+def auc(scores: list[float], labels: list[int]) -> float:
+    """The area under the ROC curve: the chance a right candidate outscores a wrong one (ties count half)."""
+    pos = [s for s, y in zip(scores, labels) if y]
+    neg = [s for s, y in zip(scores, labels) if not y]
+    if not pos or not neg:
+        return float("nan")
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    return wins / (len(pos) * len(neg))

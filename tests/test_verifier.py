@@ -1,0 +1,129 @@
+"""The reader's verifier: the logistic fit, its file, its training data, and the shipped one on real questions."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from ambigdemo.config import VERIFIER, Config
+from ambigdemo.evaluation.readings import right
+from ambigdemo.presets.train_verifier import collect, featurize, gold_answers, labelled, records, sweep
+from ambigdemo.stages.reader.verifier import FEATURES, Verifier, auc, fit
+
+
+
+@pytest.fixture(scope="module")
+def verified(pipeline):
+    """The app with the shipped verifier choosing its answers, without the paragraph."""
+    return pipeline.with_options(verifier=str(VERIFIER), use_generator=False)
+
+
+def _rows(n: int, seed: int) -> tuple[list[dict], list[int]]:
+    """Candidates whose label follows their retrieval score and coverage, with noise; other features random."""
+    rng = random.Random(seed)
+    rows, labels = [], []
+    for _ in range(n):
+        row = {name: rng.random() for name in FEATURES}
+        labels.append(int(row["score"] + row["coverage"] + rng.gauss(0, 0.3) > 1.0))
+        rows.append(row)
+    return rows, labels
+
+
+def test_the_fit_learns_what_separates_right_from_wrong_and_generalises():
+    verifier = fit(*_rows(400, seed=0))
+    rows, labels = _rows(200, seed=1)
+    assert auc([verifier.p(r) for r in rows], labels) > 0.85
+    weight = dict(zip(verifier.names, verifier.weights))
+    assert weight["score"] > 0 and weight["coverage"] > 0
+    assert max(abs(weight[n]) for n in FEATURES if n not in ("score", "coverage")) < min(weight["score"], weight["coverage"])
+
+
+def test_auc_counts_ties_half_and_orders():
+    assert auc([0.9, 0.1], [1, 0]) == 1.0
+    assert auc([0.1, 0.9], [1, 0]) == 0.0
+    assert auc([0.5, 0.5], [1, 0]) == 0.5
+
+
+def test_a_verifier_file_round_trips_and_a_broken_one_says_which_and_why(tmp_path):
+    verifier = fit(*_rows(100, seed=2))
+    path = tmp_path / "verifier.json"
+    path.write_text(json.dumps(verifier.to_json()), encoding="utf-8")
+    assert Verifier.load(path) == verifier
+    path.write_text('{"names": ["score"]', encoding="utf-8")
+    with pytest.raises(ValueError, match="cannot load the verifier from .*verifier.json"):
+        Verifier.load(path)
+    with pytest.raises(ValueError, match="cannot load the verifier"):
+        Verifier.load(tmp_path / "missing.json")
+
+
+def test_the_shipped_verifier_is_what_the_app_loads_when_asked(pipeline, verified, tmp_path):
+    shipped = Verifier.load(VERIFIER)
+    assert verified.reader.verifier == shipped
+    assert verified.reader.max_passages == shipped.passages and verified.reader.relevance == 0.0
+    assert set(shipped.names) == set(FEATURES) and 0.0 < shipped.threshold <= shipped.more < 1.0
+    assert pipeline.reader.verifier is None and pipeline.reader.relevance == Config().reader_relevance
+    with pytest.raises(ValueError, match="cannot load the verifier from .*missing.json"):
+        pipeline.with_options(verifier=str(tmp_path / "missing.json"))
+
+
+@pytest.mark.parametrize(
+    "question, gold",
+    [
+        ("Who wrote The Canterbury Tales?", [["Geoffrey Chaucer", "Chaucer"]]),
+        ("When did the Berlin Wall fall?", [["9 November 1989", "1989"]]),
+        ("Who painted the Sistine Chapel ceiling?", [["Michelangelo"]]),
+    ],
+)
+def test_the_shipped_verifier_judges_every_candidate_and_shows_the_right_answer(verified, question, gold):
+    result = verified.ask(question)
+    assert any(right(i.answer, g) for i in result.interpretations for g in gold), result.interpretations
+    verifier = verified.reader.verifier
+    judged = [c for c in result.candidates if c.p is not None]
+    assert judged, result.candidates
+    for c in judged:
+        assert set(c.features) == set(FEATURES)
+        assert c.rejection == "" or c.p < verifier.more, c
+        assert c.p >= verifier.threshold or c.rejection, c
+    shown = {i.answer for i in result.interpretations}
+    assert all(any(right(c.text, [s]) for c in judged if not c.rejection) for s in shown)
+
+
+def test_a_question_the_corpus_cannot_answer_stays_unanswered(verified):
+    result = verified.ask("Who won season 12 of American Idol?")
+    assert result.interpretations == [], [(c.text, c.p) for c in result.candidates]
+
+
+def test_training_data_is_collected_one_question_at_a_time_and_resumes(pipeline, tmp_path):
+    items = [
+        ("Who wrote Pride and Prejudice?", [["Jane Austen", "Austen"]]),
+        ("Who won season 12 of American Idol?", [["Candice Glover"]]),  # no passage states it: skipped
+        ("What is the capital of Peru?", [["Lima"]]),
+    ]
+    out = tmp_path / "train.jsonl"
+    collect(pipeline.reader, pipeline.retriever, items, out, limit=1, seed=None)
+    first = out.read_text(encoding="utf-8")
+    assert [r["question"] for r in records(out)] == ["Who wrote Pride and Prejudice?"]
+    with out.open("a", encoding="utf-8") as f:
+        f.write('{"question": "cut by a killed run", "cand')  # a partial line: skipped, the question read again
+    collect(pipeline.reader, pipeline.retriever, items, out, limit=2, seed=None)
+    assert out.read_text(encoding="utf-8").startswith(first)
+    assert [r["question"] for r in records(out)] == ["Who wrote Pride and Prejudice?", "What is the capital of Peru?"]
+    austen = records(out)[0]["candidates"]
+    assert all(c["right"] == right(c["text"], ["Jane Austen", "Austen"]) for c in austen)
+    found = featurize(records(out), pipeline.retriever, pipeline.reader.nlp)
+    rows, labels = labelled(found)
+    assert rows and all(set(r) == set(FEATURES) for r in rows) and any(labels)
+    swept = sweep(found, fit(*_rows(100, seed=3)), [0.0, 1.0], passages=(8,), branches=(2,))
+    assert swept[0]["needed"] == 2 and swept[1]["needed"] == 0 and swept[1]["wrong"] == 0
+
+
+def test_every_annotators_answers_are_gold():
+    from ambigdemo.evaluation.datasets import AmbigExample, Annotation, QAPair
+
+    example = AmbigExample("1", "q", [
+        Annotation("singleAnswer", answers=["A"]),
+        Annotation("multipleQAs", qa_pairs=[QAPair("q1", ["B", "b"]), QAPair("q2", ["C"])]),
+    ])
+    assert gold_answers(example) == [["A"], ["B", "b"], ["C"]]
