@@ -15,6 +15,11 @@ class Passage:
     score: float = 0.0
 
 
+def passage_title(passage_id: str) -> str:
+    """The article title a passage id names ("Eiffel Tower#2" -> "Eiffel Tower")."""
+    return passage_id.split("#")[0]
+
+
 @dataclass(frozen=True)
 class Edit:
     """Word-level difference between the prompt question and a rewrite."""

@@ -26,6 +26,7 @@ from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.verifier import FEATURES, Clue, Verifier, features
 from ambigdemo.stages.reader.verify import occurs_in
 from ambigdemo.text import normalize_answer
+from ambigdemo.types import Passage
 
 COLLECT = {"relevance": 0.0, "max_passages": 8, "max_answers": 100, "branch_passages": 2, "branch_min": Verifier.branch_min}
 
@@ -44,11 +45,10 @@ def accepting(reader: LlmReader) -> LlmReader:
     return replace(reader, verifier=neutral, **COLLECT)
 
 
-def candidates(reader: LlmReader, retriever, question: str, gold: list[list[str]], top_k: int = 8) -> list[dict]:
+def candidates(reader: LlmReader, question: str, passages: list[Passage], gold: list[list[str]]) -> list[dict]:
     """The grounded candidates of one question, as read (passage, text, likeliest, the reply's log probability)
     and labelled (``reader`` as :func:`accepting` makes it); their features are computed when they are
     loaded (:func:`featurize`), so a change of features needs no new reading."""
-    passages = retriever.search(question, top_k)
     reading = reader.read(question, passages)
     try:
         for _ in reading.answers():
@@ -71,13 +71,8 @@ def collect(reader: LlmReader, retriever, items: list[tuple[str, list[list[str]]
     if out.exists():
         text = out.read_text(encoding="utf-8")
         if text and not text.endswith("\n"):  # a line cut by a killed run: dropped, and that question read again
-            text = text[: text.rfind("\n") + 1]
-            replace_text(out, text)
-        for line in text.splitlines():
-            try:
-                done.add(json.loads(line)["question"])
-            except (ValueError, KeyError):
-                continue
+            replace_text(out, text[: text.rfind("\n") + 1])
+        done = {r["question"] for r in records(out) if "question" in r}
     order = list(items)
     if seed is not None:
         random.Random(seed).shuffle(order)
@@ -94,7 +89,7 @@ def collect(reader: LlmReader, retriever, items: list[tuple[str, list[list[str]]
             passages = retriever.search(question, 8)
             if stated_only and not any(occurs_in(a, p) for p in passages for g in gold for a in g):
                 continue
-            rows = candidates(reader, retriever, question, gold)
+            rows = candidates(reader, question, passages, gold)
             f.write(json.dumps({"question": question, "gold": gold, "candidates": rows}) + "\n")
             f.flush()
             taken += 1

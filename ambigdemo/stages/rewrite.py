@@ -18,7 +18,7 @@ from ambigdemo.runtimes.onnx import Generator, Message
 from ambigdemo.stages.answers import YEARISH
 from ambigdemo.stages.question import STOPWORDS, Question, content_words, stem
 from ambigdemo.text import normalize_answer, word_diff, words
-from ambigdemo.types import Answer, Edit, Interpretation, Passage
+from ambigdemo.types import Answer, Edit, Interpretation, Passage, passage_title
 
 MODIFIER_POS = {"ADJ", "NOUN", "PROPN", "NUM"}
 QUALIFIER_LABELS = ("DATE", "EVENT", "GPE", "LOC", "ORG", "WORK_OF_ART", "FAC", "PRODUCT", "LAW")
@@ -86,7 +86,7 @@ class Rewriter:
     ) -> list[Interpretation]:
         """One interpretation per answer that a grounded, checked edit can single out; with ``keep_all``
         (answers a verifier chose) one per answer, those no checked edit singles out shown under the
-        question as asked, marked ``source="as asked"`` (:func:`unrewritten`).
+        question as asked, marked ``source="as asked"``.
 
         ``propose`` (the LLM reader's rewrite from the answer's own passage) is tried first, instead
         of the configured generator; the rule-built edits remain the fallback.
@@ -101,7 +101,7 @@ class Rewriter:
         answers = sorted(answers, key=lambda a: -len(set(a.passages)))
         chosen = self._disambiguate(question, answers, propose=propose) if len(answers) > 1 else []
         if keep_all and len(answers) > 1:
-            return [c or unrewritten(question.text, a) for a, c in zip(answers, chosen)]
+            return [c or _as_asked(question.text, a, "as asked") for a, c in zip(answers, chosen)]
         readings = [i for i in chosen if i is not None]
         if len(readings) > 1 and chosen[0] is not None:
             return readings
@@ -194,18 +194,14 @@ def ground(text: str, question: Question | str, passages: list[Passage]) -> Answ
     return Answer(text=text, score=round(score, 4), passages=ids, context=context)
 
 
-def _as_asked(question: str, answer: Answer) -> Interpretation:
-    return Interpretation(question, answer.text, answer.passages, answer.score, Edit(), source="prompt")
-
-
-def unrewritten(question: str, answer: Answer) -> Interpretation:
-    """A reading no checked edit singles out, shown under the question as asked; its passage's title
-    (:func:`_title`) says where it comes from."""
-    return Interpretation(question, answer.text, answer.passages, answer.score, Edit(), source="as asked")
+def _as_asked(question: str, answer: Answer, source: str = "prompt") -> Interpretation:
+    """``answer`` under the question as asked: the prompt's own answer, or (``source="as asked"``) a reading
+    no checked edit singles out, which its passage's title tells apart."""
+    return Interpretation(question, answer.text, answer.passages, answer.score, Edit(), source=source)
 
 
 def _title(answer: Answer) -> str:
-    return answer.passages[0].split("#")[0] if answer.passages else ""
+    return passage_title(answer.passages[0]) if answer.passages else ""
 
 
 def _modifier_rewrites(question: Question, doc, answer: Answer, shared: set[str]) -> list[str]:

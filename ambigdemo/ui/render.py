@@ -8,7 +8,7 @@ from html import escape as _html_escape
 
 from ambigdemo.corpus import WIKI_CREDIT
 from ambigdemo.text import normalize_answer, visible, word_diff
-from ambigdemo.types import Interpretation, Passage, Result
+from ambigdemo.types import Interpretation, Passage, Result, passage_title
 
 CITATION = re.compile(r"\[(\d+)\]")
 WORD = re.compile(r"\w+(?:[-'\u2019]\w+)*|[^\w\s]", re.UNICODE)  # the tokens of ``text.words``, with their places
@@ -48,7 +48,7 @@ def card_html(prompt: str, n: int, interp: Interpretation, numbers: dict[str, in
         label += " (finding the words that tell it apart…)" if ambiguous else ""
     apart = ""
     if interp.source == "as asked" and ambiguous and interp.passages:
-        title = interp.passages[0].split("#")[0]
+        title = passage_title(interp.passages[0])
         apart = f'<div class="ad-apart" data-testid="unrewritten">not rewritten: the reading of “{escape(title)}”</div>'
     return (
         f'<div class="ad-card" data-testid="interpretation">'

@@ -130,9 +130,11 @@ class Reading:
             why = rejection(self.question, text, passage)
             named = {} if why else features(Clue(self.question, text, passage, self.passages, logp, not alternative), self.reader.nlp)
             p = verifier.p(named) if named else None
-            needed = verifier.needs(len([a for a in self.found if not same_answer(normalize_answer(a.text), normalize_answer(text))]))
-            if p is not None and p < needed:
-                why = f"p(right) {p:.2f} under {needed:.2f}"
+            if p is not None:
+                others = [a for a in self.found if not same_answer(normalize_answer(a.text), normalize_answer(text))]
+                needed = verifier.needs(len(others))
+                if p < needed:
+                    why = f"p(right) {p:.2f} under {needed:.2f}"
         self.candidates.append(Candidate(passage.id, text, not alternative, why or "", p, named))
         if why is not None:
             return None
