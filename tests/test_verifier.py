@@ -11,6 +11,7 @@ from ambigdemo.config import VERIFIER, Config
 from ambigdemo.evaluation.readings import right
 from ambigdemo.presets.train_verifier import collect, featurize, gold_answers, labelled, records, sweep
 from ambigdemo.stages.reader.verifier import FEATURES, Verifier, auc, fit
+from ambigdemo.text import normalize_answer
 
 
 
@@ -82,8 +83,10 @@ def test_the_shipped_verifier_judges_every_candidate_and_shows_the_right_answer(
     verifier = verified.reader.verifier
     judged = [c for c in result.candidates if c.p is not None]
     assert judged, result.candidates
+    order = list(dict.fromkeys(normalize_answer(c.text) for c in judged))  # each answer where it was first replied
     for c in judged:
         assert set(c.features) == set(FEATURES)
+        assert c.features["position"] == order.index(normalize_answer(c.text)), (c, order)
         assert c.rejection == "" or c.p < verifier.more, c
         assert c.p >= verifier.threshold or c.rejection, c
     shown = {i.answer for i in result.interpretations}
@@ -115,6 +118,10 @@ def test_training_data_is_collected_one_question_at_a_time_and_resumes(pipeline,
     found = featurize(records(out), pipeline.retriever, pipeline.reader.nlp)
     rows, labels = labelled(found)
     assert rows and all(set(r) == set(FEATURES) for r in rows) and any(labels)
+    first = found[0]["candidates"]
+    assert first[0]["features"]["position"] == 0
+    assert [c["features"]["position"] for c in first] == [
+        list(dict.fromkeys(normalize_answer(d["text"]) for d in first)).index(normalize_answer(c["text"])) for c in first]
     swept = sweep(found, fit(*_rows(100, seed=3)), [0.0, 1.0], passages=(8,), branches=(2,))
     assert swept[0]["needed"] == 2 and swept[1]["needed"] == 0 and swept[1]["wrong"] == 0
 

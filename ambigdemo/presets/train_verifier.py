@@ -114,8 +114,10 @@ def featurize(found: list[dict], retriever, nlp, top_k: int = 8) -> list[dict]:
         question = Question.of(record["question"])
         passages = retriever.search(question.text, top_k)
         by_id = {p.id: p for p in passages}
+        order = list(dict.fromkeys(normalize_answer(c["text"]) for c in record["candidates"]))  # as read
         for c in record["candidates"]:
-            clue = Clue(question, c["text"], by_id[c["passage"]], passages, c["logp"], c["likeliest"])
+            position = order.index(normalize_answer(c["text"]))
+            clue = Clue(question, c["text"], by_id[c["passage"]], passages, c["logp"], c["likeliest"], position)
             c["features"] = features(clue, nlp)
     return found
 

@@ -128,7 +128,8 @@ class Reading:
             why, named, p = rejection(self.question, text, passage, least_coverage), {}, None
         else:
             why = rejection(self.question, text, passage)
-            named = {} if why else features(Clue(self.question, text, passage, self.passages, logp, not alternative), self.reader.nlp)
+            clue = None if why else Clue(self.question, text, passage, self.passages, logp, not alternative, self._position(text))
+            named = {} if clue is None else features(clue, self.reader.nlp)
             p = verifier.p(named) if named else None
             if p is not None:
                 others = [a for a in self.found if not same_answer(normalize_answer(a.text), normalize_answer(text))]
@@ -139,6 +140,13 @@ class Reading:
         if why is not None:
             return None
         return add(self.found, shown_as(self.question, text, passage, self.reader.nlp), passage)
+
+    def _position(self, text: str) -> int:
+        """How many other answers that pass verify's rules were replied before ``text`` in this reading (the
+        place of its first reply among them when it was replied before)."""
+        order = list(dict.fromkeys(normalize_answer(c.text) for c in self.candidates if c.features))
+        key = normalize_answer(text)
+        return order.index(key) if key in order else len(order)
 
     def propose_rewrite(self, answer: Answer) -> str:
         """The model's rewrite of the question for ``answer``, continuing its passage's cache ("" if none)."""

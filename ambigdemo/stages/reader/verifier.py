@@ -4,7 +4,8 @@ A logistic model over features that say nothing of any one question's shape (:da
 well the passage was retrieved, how sure the model was of its reply, how many retrieved passages
 state the answer, whether its kind is the kind the question asks for, how much of the question the
 sentence stating it holds, and the two signs of a wrong passage that the rules used to decide alone
-(a superlative ranked only with an ordinal, another year). Its weights are fitted on AmbigNQ train
+(a superlative ranked only with an ordinal, another year), and how many other answers were replied
+before it (the model's first answers are more often right). Its weights are fitted on AmbigNQ train
 by ``python -m ambigdemo train-verifier`` (:mod:`ambigdemo.presets.train_verifier`) and its threshold
 on the readings dev set; both are in one small JSON file, ``assets/verifier.json``.
 """
@@ -26,7 +27,7 @@ from ambigdemo.types import Passage
 
 FEATURES = (
     "score", "ratio", "rank", "likeliest", "logp", "support", "type_fit", "untyped",
-    "subject", "coverage", "outranked", "other_year", "words", "numeric",
+    "subject", "coverage", "outranked", "other_year", "words", "numeric", "position",
 )
 
 
@@ -40,6 +41,7 @@ class Clue:
     passages: list[Passage]  # every passage retrieved, best first
     logp: float  # the log probability of the model's reply
     likeliest: bool = True
+    position: int = 0  # how many other answers that pass verify's rules were replied before it in this reading
 
 
 def entity_label(text: str, passage: Passage, nlp) -> str:
@@ -79,6 +81,7 @@ def features(clue: Clue, nlp) -> dict[str, float]:
         "other_year": float(other_year(q, text, passage)),
         "words": math.log1p(len(text.split())),
         "numeric": float(any(c.isdigit() for c in text)),
+        "position": float(clue.position),
     }
 
 
@@ -123,10 +126,10 @@ class Verifier:
             raise ValueError(f"cannot load the verifier from {path}: {exc}") from exc
 
 
-def fit(rows: list[dict[str, float]], labels: list[int], l2: float = 1.0, steps: int = 50) -> Verifier:
-    """A logistic regression of ``labels`` on the named features of ``rows`` (standardised, L2-penalised,
+def fit(rows: list[dict[str, float]], labels: list[int], l2: float = 1.0, steps: int = 50,
+        names: tuple[str, ...] = FEATURES) -> Verifier:
+    """A logistic regression of ``labels`` on the features ``names`` of ``rows`` (standardised, L2-penalised,
     fitted by Newton's method)."""
-    names = FEATURES
     x = np.array([[r[n] for n in names] for r in rows], dtype=np.float64)
     y = np.array(labels, dtype=np.float64)
     mean, scale = x.mean(axis=0), x.std(axis=0)
