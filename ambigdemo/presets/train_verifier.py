@@ -23,7 +23,7 @@ from ambigdemo.evaluation.readings import right
 from ambigdemo.files import replace_text
 from ambigdemo.stages.reader import LlmReader, MalformedOutput
 from ambigdemo.stages.question import Question
-from ambigdemo.stages.reader.verifier import FEATURES, Clue, Verifier, features
+from ambigdemo.stages.reader.verifier import FEATURES, Clue, Verifier, features, position
 from ambigdemo.stages.reader.verify import occurs_in
 from ambigdemo.text import normalize_answer
 from ambigdemo.types import Passage
@@ -114,10 +114,9 @@ def featurize(found: list[dict], retriever, nlp, top_k: int = 8) -> list[dict]:
         question = Question.of(record["question"])
         passages = retriever.search(question.text, top_k)
         by_id = {p.id: p for p in passages}
-        order = list(dict.fromkeys(normalize_answer(c["text"]) for c in record["candidates"]))  # as read
-        for c in record["candidates"]:
-            position = order.index(normalize_answer(c["text"]))
-            clue = Clue(question, c["text"], by_id[c["passage"]], passages, c["logp"], c["likeliest"], position)
+        replied = [c["text"] for c in record["candidates"]]  # as read
+        for i, c in enumerate(record["candidates"]):
+            clue = Clue(question, c["text"], by_id[c["passage"]], passages, c["logp"], c["likeliest"], position(c["text"], replied[:i]))
             c["features"] = features(clue, nlp)
     return found
 

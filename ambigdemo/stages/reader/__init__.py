@@ -36,7 +36,7 @@ from ambigdemo.stages.reader.disambiguate import ask_rewrite
 from ambigdemo.stages.reader.prompts import example_prefix, passage_turn
 from ambigdemo.stages.reader.recall import beyond, parse_reply, relevant
 from ambigdemo.stages.reader.select import add, shown_as
-from ambigdemo.stages.reader.verifier import Clue, Verifier, features
+from ambigdemo.stages.reader.verifier import Clue, Verifier, features, position
 from ambigdemo.stages.reader.verify import rejection
 from ambigdemo.text import normalize_answer
 from ambigdemo.types import Answer, Candidate, Passage
@@ -128,7 +128,8 @@ class Reading:
             why, named, p = rejection(self.question, text, passage, least_coverage), {}, None
         else:
             why = rejection(self.question, text, passage)
-            clue = None if why else Clue(self.question, text, passage, self.passages, logp, not alternative, self._position(text))
+            earlier = [c.text for c in self.candidates if c.features]  # the answers before it that verify's rules passed
+            clue = None if why else Clue(self.question, text, passage, self.passages, logp, not alternative, position(text, earlier))
             named = {} if clue is None else features(clue, self.reader.nlp)
             p = verifier.p(named) if named else None
             if p is not None:
@@ -140,13 +141,6 @@ class Reading:
         if why is not None:
             return None
         return add(self.found, shown_as(self.question, text, passage, self.reader.nlp), passage)
-
-    def _position(self, text: str) -> int:
-        """How many other answers that pass verify's rules were replied before ``text`` in this reading (the
-        place of its first reply among them when it was replied before)."""
-        order = list(dict.fromkeys(normalize_answer(c.text) for c in self.candidates if c.features))
-        key = normalize_answer(text)
-        return order.index(key) if key in order else len(order)
 
     def propose_rewrite(self, answer: Answer) -> str:
         """The model's rewrite of the question for ``answer``, continuing its passage's cache ("" if none)."""

@@ -44,6 +44,14 @@ class Clue:
     position: int = 0  # how many other answers that pass verify's rules were replied before it in this reading
 
 
+def position(text: str, replied: list[str]) -> int:
+    """Where ``text`` stands among the distinct answers ``replied`` before it, in order: how many others came
+    first (its first reply's place when it is among them)."""
+    order = list(dict.fromkeys(normalize_answer(r) for r in replied))
+    key = normalize_answer(text)
+    return order.index(key) if key in order else len(order)
+
+
 def entity_label(text: str, passage: Passage, nlp) -> str:
     """The spaCy label of the entity that names ``text`` in the sentences of the passage stating it, "" if
     none: the entity that is the answer, else one the answer holds, else one that holds the answer."""
