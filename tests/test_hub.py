@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -467,12 +468,12 @@ def test_cli_download_builds_the_index(passages, hub, models_dir, monkeypatch, c
 def test_the_standard_preset_builds_its_index_from_the_wikipedia_passages():
     assert STANDARD.index_passages == PassageSource()  # the embedded preset's corpus, embedded with bge-small
     assert STANDARD.local_files("index") == [PASSAGES, VECTORS]
-    assert [c.name for c in STANDARD.components] == ["embedder", "generator"]
+    assert [c.name for c in STANDARD.components] == ["embedder"]  # the reader is one built here
     assert all(c.repo_type == "model" and re.fullmatch(r"[0-9a-f]{40}", c.revision) for c in STANDARD.components)
     assert STANDARD.component("embedder").embedder == EmbedderSpec(
         pooling="cls", query_prefix="Represent this sentence for searching relevant passages: ", max_length=512
     )
-    with pytest.raises(ValueError, match="must provide embedder, generator, index once each"):
+    with pytest.raises(ValueError, match=r"must provide embedder, index \(and at most one generator\) once each"):
         replace(STANDARD, index_passages=None)
 
 
@@ -576,7 +577,8 @@ def test_cli_exit_codes(tmp_path):
     assert offline.returncode == 3 and "offline mode is on" in offline.stderr
 
 
-def test_incomplete_preset_is_named_never_loaded_and_repaired(passages, hub, models_dir):
+def test_incomplete_preset_is_named_never_loaded_and_repaired(passages, hub, models_dir, monkeypatch):
+    monkeypatch.setitem(PRESETS, "standard", make_preset(passages))  # a preset that brings its own reader
     download(make_preset(passages), models_dir, endpoint=hub.url, progress=False)
     model = models_dir / "standard" / "generator" / "model.onnx"
     with open(model, "r+b") as fh:  # truncated, as by a crashed copy
@@ -684,16 +686,14 @@ def wikipedia_repos(repos, passages, tmp_path_factory):
 
 
 def test_the_wikipedia_preset_downloads_txtai_wikipedia_and_answers_from_it(wikipedia_repos, passages, models_dir, monkeypatch):
-    """The preset's own embedder and index components (repos, pinned commits, file names, e5 spec),
-    served as replicas; only its generator is the test one (the real pin names a 512 MB file)."""
+    """The preset's own embedder and index components (repos, pinned commits, file names, e5 spec), served
+    as replicas; it brings no reader, so the questions are read by the reader built here (the 0.5B)."""
     from ambigdemo.presets.catalog import WIKIPEDIA, WIKIPEDIA_EMBEDDER_ID, WIKIPEDIA_LICENCE
     from ambigdemo.pipeline import Pipeline
     from ambigdemo.runtimes.index import SqlitePassages
     from ambigdemo.ui import render
 
-    preset = replace(WIKIPEDIA, components=(WIKIPEDIA.component("embedder"), make_preset(passages).component("generator"),
-                                            WIKIPEDIA.component("index")))
-    monkeypatch.setitem(PRESETS, "wikipedia", preset)
+    preset = WIKIPEDIA
     server = FakeHub(wikipedia_repos)
     try:
         paths = download(preset, models_dir, endpoint=server.url, progress=False)
@@ -701,7 +701,7 @@ def test_the_wikipedia_preset_downloads_txtai_wikipedia_and_answers_from_it(wiki
         server.close()
     fetched = " ".join(server.files_requested())
     assert "/NeuML/txtai-wikipedia/resolve/03883d3a13f3afa51ac8982ec4f0ad406efb79ab/documents" in fetched
-    assert "README.md" not in fetched and "onnx/model.onnx" not in fetched
+    assert "README.md" not in fetched and "onnx/model.onnx" not in fetched and "Qwen" not in fetched
     assert sorted(p.name for p in paths.index.iterdir()) == ["config.json", "documents", "embeddings", "manifest.json"]
     manifest = json.loads((paths.index / MANIFEST).read_text())
     leads = len({json.loads(line)["title"] for line in passages.read_text().splitlines()})
@@ -714,6 +714,7 @@ def test_the_wikipedia_preset_downloads_txtai_wikipedia_and_answers_from_it(wiki
 
     pipeline = Pipeline.load(Config(preset="wikipedia", models_dir=models_dir, use_generator=False))
     assert pipeline.notice == "" and pipeline.retriever.embedder.spec.query_prefix == "query: "
+    assert pipeline.reader_name == "embedded" and not (models_dir / "wikipedia" / "generator").exists()
     result = pipeline.ask("Who painted the Mona Lisa?")
     assert result.passages[0].title in ("Mona Lisa", "Leonardo da Vinci"), result.passages[:3]
     assert any("Leonardo" in i.answer for i in result.interpretations), result.interpretations
@@ -724,22 +725,15 @@ def test_the_wikipedia_preset_downloads_txtai_wikipedia_and_answers_from_it(wiki
 def test_the_wikipedia_preset_is_pinned_to_txtai_wikipedia():
     from ambigdemo.presets.catalog import WIKIPEDIA
 
-    assert [c.name for c in WIKIPEDIA.components] == ["embedder", "generator", "index"]
+    assert [c.name for c in WIKIPEDIA.components] == ["embedder", "index"]  # the reader is one built here
     assert all(re.fullmatch(r"[0-9a-f]{40}", c.revision) for c in WIKIPEDIA.components)
     index = WIKIPEDIA.component("index")
     assert (index.repo_id, [f.remote for f in index.files]) == ("NeuML/txtai-wikipedia", ["config.json", "documents", "embeddings"])
     assert WIKIPEDIA.component("embedder").embedder == EmbedderSpec(pooling="mean", query_prefix="query: ", passage_prefix="passage: ", max_length=512)
-    assert WIKIPEDIA.component("generator") is STANDARD.component("generator")
+    assert [c.name for c in STANDARD.components] == ["embedder"]
 
 
 # --- a Space: embedded first, wikipedia once downloaded, embedded with a notice when it cannot be -----
-
-
-def _space_preset(passages: Path) -> Preset:
-    from ambigdemo.presets.catalog import WIKIPEDIA
-
-    return replace(WIKIPEDIA, components=(WIKIPEDIA.component("embedder"), make_preset(passages).component("generator"),
-                                          WIKIPEDIA.component("index")))
 
 
 def test_a_space_answers_from_embedded_first_then_switches_to_wikipedia(wikipedia_repos, passages, models_dir, monkeypatch):
@@ -748,12 +742,12 @@ def test_a_space_answers_from_embedded_first_then_switches_to_wikipedia(wikipedi
     from ambigdemo.space import LivePipeline, Upgrade
     from ambigdemo.ui.app import build_app
 
-    monkeypatch.setitem(PRESETS, "wikipedia", _space_preset(passages))
     config = Config(models_dir=models_dir, use_generator=False, data_dir=models_dir.parent / "data")
     live = LivePipeline(Pipeline.load(config))
     server = FakeHub(wikipedia_repos)
     try:
-        upgrade = Upgrade(live, config, models_dir, endpoint=server.url, available_gb=64.0)
+        volume = models_dir.parent / "volume"  # the Space's storage: the download lands there, the reader stays in models/
+        upgrade = Upgrade(live, config, volume, endpoint=server.url, available_gb=64.0)
         assert "downloads in the background" in live.status and live.current.config.preset == "embedded"
         demo = build_app(live, config)
         shown = [c for c in demo.config["components"] if c.get("props", {}).get("elem_id") == "preset-status"]
@@ -772,7 +766,8 @@ def test_a_space_answers_from_embedded_first_then_switches_to_wikipedia(wikipedi
     assert isinstance(live.retriever.index.passages, SqlitePassages)
     after = live.ask("Who painted the Mona Lisa?")
     assert any("Leonardo" in i.answer for i in after.interpretations), after.interpretations
-    assert (models_dir / "wikipedia" / "index" / MANIFEST).is_file()  # kept: a restart finds it verified
+    assert (volume / "wikipedia" / "index" / MANIFEST).is_file()  # kept: a restart finds it verified
+    assert live.current.reader_name == "embedded" and not (volume / "embedded").exists()  # read by the reader built here
 
 
 def test_a_space_stays_on_embedded_with_a_notice_when_the_hub_is_unreachable(passages, models_dir, monkeypatch):
@@ -781,7 +776,6 @@ def test_a_space_stays_on_embedded_with_a_notice_when_the_hub_is_unreachable(pas
     from ambigdemo.pipeline import Pipeline
     from ambigdemo.space import LivePipeline, Upgrade
 
-    monkeypatch.setitem(PRESETS, "wikipedia", _space_preset(passages))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{s.getsockname()[1]}"
@@ -799,3 +793,93 @@ def test_a_space_stays_on_embedded_with_a_notice_when_the_hub_is_unreachable(pas
     Upgrade(short, config, models_dir, endpoint=closed, available_gb=3.2).run()
     assert short.current is embedded
     assert short.status.endswith("the `wikipedia` preset needs about 7 GB of free memory, this machine has 3.2 GB.")
+
+
+# --- a Space's volumes: the index repository mounted read-only, a Storage Bucket mounted read-write -----
+
+
+def _mounted_index(wikipedia_repos, folder: Path) -> Path:
+    """The txtai-wikipedia files as a Space mounts the repository: a read-only folder of its files."""
+    from ambigdemo.presets.catalog import WIKIPEDIA
+
+    index = WIKIPEDIA.component("index")
+    folder.mkdir()
+    for name, served in wikipedia_repos[("model", index.repo_id)].files.items():
+        shutil.copy(served.path, folder / name)
+        (folder / name).chmod(0o444)
+    folder.chmod(0o555)
+    return folder
+
+
+def test_a_space_reads_a_mounted_index_repository_in_place(wikipedia_repos, passages, models_dir, tmp_path):
+    """With the index repository mounted (AMBIGDEMO_INDEX_MOUNT), its files are checked against the pinned
+    commit's checksums and linked, not downloaded; the embedder is still fetched; the app switches to it."""
+    from ambigdemo.pipeline import Pipeline
+    from ambigdemo.presets.catalog import WIKIPEDIA
+    from ambigdemo.space import LivePipeline, Upgrade
+
+    mount = _mounted_index(wikipedia_repos, tmp_path / "mnt-txtai")
+    config = Config(models_dir=models_dir, use_generator=False, index_mount=mount)
+    live = LivePipeline(Pipeline.load(config))
+    server = FakeHub(wikipedia_repos)
+    try:
+        upgrade = Upgrade(live, config, tmp_path / "volume", endpoint=server.url, available_gb=64.0)
+        assert "its index read in place from the mounted repository" in live.status
+        upgrade.run()
+    finally:
+        server.close()
+    assert live.current.config.preset == "wikipedia", live.status
+    fetched = " ".join(server.files_requested())
+    assert WIKIPEDIA.component("index").repo_id not in fetched and WIKIPEDIA.component("embedder").repo_id in fetched
+    index = tmp_path / "volume" / "wikipedia" / "index"
+    for name in ("config.json", "documents", "embeddings"):
+        assert (index / name).is_symlink() and (index / name).resolve() == mount / name
+    assert json.loads((index / MANIFEST).read_text())["mounted"] == str(mount)
+    after = live.ask("Who painted the Mona Lisa?")
+    assert any("Leonardo" in i.answer for i in after.interpretations), after.interpretations
+
+
+def test_a_mounted_index_that_is_not_the_pinned_commit_is_named_and_left_alone(wikipedia_repos, passages, models_dir, tmp_path):
+    from ambigdemo.pipeline import Pipeline
+    from ambigdemo.space import LivePipeline, Upgrade
+
+    mount = _mounted_index(wikipedia_repos, tmp_path / "mnt-txtai")
+    mount.chmod(0o755)
+    (mount / "documents").chmod(0o644)
+    with open(mount / "documents", "ab") as fh:  # another commit's file, or a torn copy
+        fh.write(b"\0")
+    size = (mount / "documents").stat().st_size
+    config = Config(models_dir=models_dir, use_generator=False, index_mount=mount)
+    embedded = Pipeline.load(config)
+    live = LivePipeline(embedded)
+    server = FakeHub(wikipedia_repos)
+    try:
+        Upgrade(live, config, tmp_path / "volume", endpoint=server.url, available_gb=64.0).run()
+    finally:
+        server.close()
+    assert live.current is embedded
+    assert f"mounted at {mount / 'documents'} is {size} bytes, expected {size - 1}" in live.status, live.status
+    assert (mount / "documents").stat().st_size == size  # a mounted file is never deleted
+    assert not (tmp_path / "volume" / "wikipedia" / "index" / MANIFEST).exists()
+
+
+def test_a_storage_volume_keeps_the_download_and_the_judgments(tmp_path, monkeypatch):
+    """AMBIGDEMO_STORAGE (a Storage Bucket mounted read-write where the owner chose) holds the downloads and the
+    judgments; without one the download goes to the Space's own disk and the status line says it will not last."""
+    from ambigdemo.cli.judgments import on_space_volume
+    from ambigdemo.space import OWN_DISK, space_models_dir
+
+    bucket = tmp_path / "bucket"
+    bucket.mkdir()
+    monkeypatch.delenv("AMBIGDEMO_DATA_DIR", raising=False)
+    monkeypatch.setenv("AMBIGDEMO_STORAGE", str(bucket))
+    config = Config.from_env(models_dir=tmp_path / "models")
+    assert space_models_dir(config) == (bucket / "models", "")
+    assert config.data_dir == bucket / "ambigdemo" and on_space_volume(config.judgments_db)
+    monkeypatch.delenv("AMBIGDEMO_STORAGE")
+    monkeypatch.delenv("SPACE_ID", raising=False)
+    config = Config.from_env(models_dir=tmp_path / "models")
+    assert space_models_dir(config) == (tmp_path / "models", OWN_DISK)
+    assert not on_space_volume(tmp_path / "data" / "judgments.sqlite")
+    monkeypatch.setenv("AMBIGDEMO_STORAGE", str(tmp_path / "not-mounted"))
+    assert space_models_dir(Config.from_env(models_dir=tmp_path / "models"))[1] == OWN_DISK

@@ -11,6 +11,8 @@ import json
 import sys
 from pathlib import Path
 
+from ambigdemo.config import READER_MODELS
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ask", help="answer a question (every interpretation, with a paragraph)")
@@ -20,6 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--top-k", type=int, help="passages to retrieve (default from config)")
     p.add_argument("--no-generator", action="store_true", help="evidence-based paragraph, no generator")
     p.add_argument("--index", help="an index folder built by build-index")
+    p.add_argument("--reader-model", choices=READER_MODELS,
+                   help="the reader, with any preset's passages (default: AMBIGDEMO_READER_MODEL, else the preset's own)")
     p.set_defaults(func=run)
 
 
@@ -35,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
         overrides["top_k"] = args.top_k
     if args.index:
         overrides["index_dir"] = Path(args.index)
+    if args.reader_model:
+        overrides["reader_model"] = args.reader_model
     try:
         history = read_history(args.history) if args.history else []
     except ValueError as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,6 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--funnel", nargs="*", metavar="SET",
                    help="follow each gold answer of these sets (readings sets or an AmbigNQ file; default: the readings "
                         "dev and test sets) through the LLM reader's stages and count where each is lost")
+    p.add_argument("--build", nargs="*", metavar="READER",
+                   help="build each reader model (default: all) in a fresh process: wall time, peak RSS and disk")
     p.add_argument("--out", help="--readings, --funnel: folder for metrics.json and metrics.md")
     p.add_argument("--index", action="store_true",
                    help="Ray build throughput (1 vs 2 workers) and flat/IVF-PQ/HNSW recall, memory, latency")
@@ -62,6 +65,14 @@ def run(args: argparse.Namespace) -> int:
         from ambigdemo.bench.index import run as run_index
 
         report = run_index(args.vectors, args.queries, args.build_passages, args.cold_runs)
+    elif args.build is not None:
+        from ambigdemo.bench.build import run as run_build
+
+        try:
+            report = run_build(args.build)
+        except (ValueError, RuntimeError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     elif args.readings is not None:
         return _readings(args)
     elif args.funnel is not None:

@@ -30,7 +30,6 @@ import os
 import sys
 from pathlib import Path
 
-SPACE_VOLUME = Path("/data")
 EXPORT_FORMATS = ("jsonl", "csv", "criteria-jsonl", "criteria-csv", "hf")
 
 
@@ -125,8 +124,12 @@ def _db_path(args: argparse.Namespace) -> Path:
 
 
 def on_space_volume(db: Path) -> bool:
-    """Whether ``db`` lives on a Space's persistent ``/data`` volume."""
-    return SPACE_VOLUME in db.resolve().parents
+    """Whether ``db`` lives on a storage volume that outlives the process (``AMBIGDEMO_STORAGE``, or a Space's ``/data``)."""
+    from ambigdemo.config import SPACE_VOLUME, storage_dir
+
+    parents = db.resolve().parents
+    storage = storage_dir()
+    return SPACE_VOLUME in parents or (storage is not None and storage.resolve() in parents)
 
 
 def _refused(token: str) -> bool:

@@ -390,11 +390,11 @@ def paragraph_scores(items: Sequence[Item], records: Sequence[Record]) -> dict:
 
 
 def _judge(config: Config) -> Generator:
-    """The fluency judge: the preset's (untuned) generator."""
-    from ambigdemo.pipeline import resolve_preset
+    """The fluency judge: the configured (untuned) reader model."""
+    from ambigdemo.pipeline import resolve_preset, resolve_reader
     from ambigdemo.runtimes.onnx import OnnxChatGenerator
 
-    return OnnxChatGenerator(resolve_preset(config)[0].generator, config.threads)
+    return OnnxChatGenerator(resolve_reader(config, resolve_preset(config)[0])[0], config.threads)
 
 
 def _threshold_system(pipeline: Callable[[], Pipeline], train: Path) -> tuple[Callable[[], Pipeline], dict]:

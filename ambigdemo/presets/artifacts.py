@@ -77,10 +77,10 @@ def check_models_dir(folder: Path) -> None:
         )
 
 
-def verify(paths: PresetPaths, deep: bool = True, rebuild: str = BUILD_COMMAND) -> None:
-    """Raise :class:`ArtifactError` naming the first missing or corrupt file of a preset."""
-    for folder in (paths.embedder, paths.generator, paths.index):
-        verify_manifest(folder, rebuild, deep=deep)
+def verify(paths: PresetPaths, deep: bool = True, rebuild: str = BUILD_COMMAND, parts: tuple[str, ...] = ("embedder", "generator", "index")) -> None:
+    """Raise :class:`ArtifactError` naming the first missing or corrupt file of a preset's ``parts``."""
+    for name in parts:
+        verify_manifest(getattr(paths, name), rebuild, deep=deep)
 
 
 def current(name: str, preset: str) -> dict:

