@@ -42,6 +42,20 @@ def prepare_space(models_dir: Path, reader_model: str = "") -> None:
         subprocess.run([sys.executable, *command], cwd=HERE, check=True)
 
 
+def build_reader(config) -> None:
+    """Build the chosen reader model once. One that cannot be built (its packages are not installed) is said
+    in one line, and the app answers with the fallback reader (its notice says so too)."""
+    from ambigdemo.presets.artifacts import build_embedded
+    from ambigdemo.presets.steps import StepFailed
+
+    if not config.reader_model:
+        return
+    try:
+        build_embedded(config.models_dir / READER_MODELS[config.reader_model], only=("generator",))
+    except StepFailed as exc:
+        print(f"note: the {config.reader_model} reader was not built: {exc}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.desktop:
@@ -66,8 +80,7 @@ def main(argv: list[str] | None = None) -> int:
             prepare_space(config.models_dir, config.reader_model)
         else:
             build_embedded(config.models_dir / "embedded")
-            if config.reader_model:
-                build_embedded(config.models_dir / READER_MODELS[config.reader_model], only=("generator",))
+            build_reader(config)
         pipeline = Pipeline.load(config)
     except (ArtifactError, StepFailed) as exc:
         print(f"error: {exc}", file=sys.stderr)

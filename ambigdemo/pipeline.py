@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ambigdemo.presets.artifacts import BUILD_COMMAND, PresetPaths, check_models_dir, verify
-from ambigdemo.config import DEFAULT_READER_MODEL, MAX_QUESTION_CHARS, READER_MODELS, Config
+from ambigdemo.config import FALLBACK_READER_MODEL, MAX_QUESTION_CHARS, READER_MODELS, Config
 from ambigdemo.runtimes.index import ArtifactError, PassageIndex, verify_manifest
 from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.runtimes.onnx import OnnxChatGenerator, OnnxEmbedder
@@ -102,9 +102,9 @@ def resolve_preset(config: Config) -> tuple[PresetPaths, str]:
 
 def resolve_reader(config: Config, paths: PresetPaths) -> tuple[Path, str, str]:
     """The reader's folder, the name its settings are keyed by (``READER_BRANCHES``) and a notice: the reader
-    model chosen apart (built under ``readers_dir``), else the preset's own reader, else the default model.
-    A chosen model not built here falls back to the default one, with a notice naming the build command."""
-    model = config.reader_model or ("" if brings_reader(paths.root.name) else DEFAULT_READER_MODEL)
+    model chosen apart (built under ``readers_dir``), else the preset's own reader, else the fallback model.
+    A chosen model not built here falls back to the fallback one, with a notice naming the build command."""
+    model = config.reader_model or ("" if brings_reader(paths.root.name) else FALLBACK_READER_MODEL)
     if not model:
         return paths.generator, paths.root.name, ""
     readers = config.readers_dir or config.models_dir
@@ -113,12 +113,12 @@ def resolve_reader(config: Config, paths: PresetPaths) -> tuple[Path, str, str]:
         verify_manifest(folder, f"{BUILD_COMMAND} --reader-model {model}")
         return folder, READER_MODELS[model], ""
     except ArtifactError as exc:
-        if model == DEFAULT_READER_MODEL:
+        if model == FALLBACK_READER_MODEL:
             raise
-        notice = f"The {model} reader is not built ({exc}); answering with the {DEFAULT_READER_MODEL} reader."
-        fallback = PresetPaths(readers / READER_MODELS[DEFAULT_READER_MODEL]).generator
+        notice = f"The {model} reader is not built ({exc}); answering with the {FALLBACK_READER_MODEL} reader."
+        fallback = PresetPaths(readers / READER_MODELS[FALLBACK_READER_MODEL]).generator
         verify_manifest(fallback, BUILD_COMMAND)
-        return fallback, READER_MODELS[DEFAULT_READER_MODEL], notice
+        return fallback, READER_MODELS[FALLBACK_READER_MODEL], notice
 
 
 def index_rebuild_command(index_dir: Path | None) -> str:

@@ -20,6 +20,9 @@ from ambigdemo.localhost import free_port, wait_http
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# The suite's expected answers are the 0.5B reader's (the fallback, built with the embedded preset); the tests of the
+# app's default reader, the 1.5B, name it (``reader_15b``).
+os.environ.setdefault("AMBIGDEMO_READER_MODEL", "0.5b")
 
 ROOT = Path(__file__).resolve().parent.parent
 EMBEDDED = ROOT / "models" / "embedded"
@@ -40,6 +43,15 @@ def preset():
     from ambigdemo.presets.artifacts import build_embedded
 
     return build_embedded(EMBEDDED, progress=False)
+
+
+@pytest.fixture(scope="session")
+def reader_15b(preset):
+    """The app's default reader, the 1.5B, built (or verified) once per session: its generator folder."""
+    from ambigdemo.config import READER_MODELS
+    from ambigdemo.presets.artifacts import build_embedded
+
+    return build_embedded(ROOT / "models" / READER_MODELS["1.5b"], progress=False, only=("generator",)).generator
 
 
 @pytest.fixture(scope="session")

@@ -84,6 +84,15 @@ def test_ask_with_the_reader_model_chosen_apart_and_one_not_built(preset, tmp_pa
     assert bad.returncode == 2 and "invalid choice: '7b'" in bad.stderr
 
 
+def test_ask_answers_with_the_apps_default_reader_the_1_5b(reader_15b):
+    """No reader named: the app's default (config.READER_MODEL, the 1.5B) reads, with no notice."""
+    env = {k: v for k, v in os.environ.items() if k != "AMBIGDEMO_READER_MODEL"}
+    proc = subprocess.run([sys.executable, "-m", "ambigdemo", "ask", "Who wrote War and Peace?", "--json"], cwd=ROOT,
+                          env=env, capture_output=True, text=True, encoding="utf-8", timeout=240)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert any("Tolstoy" in i["answer"] for i in json.loads(proc.stdout)["interpretations"]), proc.stdout
+
+
 def test_ask_unicode_json_is_utf8(preset):
     proc = ask("Où est la tour Eiffel ? 🗼", "--json", "--no-generator")
     assert proc.returncode == 0, proc.stderr

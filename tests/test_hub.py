@@ -722,6 +722,23 @@ def test_the_wikipedia_preset_downloads_txtai_wikipedia_and_answers_from_it(wiki
     assert result.passages[0].id.startswith(f"{result.passages[0].title}#")
 
 
+def test_the_wikipedia_preset_read_by_the_1_5b_reader(wikipedia_repos, passages, models_dir, reader_15b):
+    """The corpus from the (fake) hub, the reader built here: the 1.5B, the app's default."""
+    from ambigdemo.config import READER_MODELS
+    from ambigdemo.pipeline import Pipeline
+
+    (models_dir / READER_MODELS["1.5b"]).symlink_to(reader_15b.parent, target_is_directory=True)
+    server = FakeHub(wikipedia_repos)
+    try:
+        download("wikipedia", models_dir, endpoint=server.url, progress=False)
+    finally:
+        server.close()
+    pipeline = Pipeline.load(Config(preset="wikipedia", models_dir=models_dir, use_generator=False, reader_model="1.5b"))
+    assert pipeline.notice == "" and pipeline.loaded == "wikipedia" and pipeline.reader_name == READER_MODELS["1.5b"]
+    result = pipeline.ask("Who painted the Mona Lisa?")
+    assert any("Leonardo" in i.answer for i in result.interpretations), result.interpretations
+
+
 def test_the_wikipedia_preset_is_pinned_to_txtai_wikipedia():
     from ambigdemo.presets.catalog import WIKIPEDIA
 

@@ -9,7 +9,7 @@ from ambigdemo.config import READER_MODELS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("build", help="build the embedded default preset under models/ (runs once, resumable)")
+    p = sub.add_parser("build", help="build the embedded default preset and the app's reader under models/ (runs once, resumable)")
     p.add_argument("--only", choices=["embedder", "generator", "index"], action="append", default=[])
     p.add_argument("--models-dir", help="default: models/ (or AMBIGDEMO_MODELS_DIR)")
     p.add_argument("--preset", default="embedded", choices=["embedded", "embedded-1.5b"],
@@ -28,13 +28,25 @@ def run(args: argparse.Namespace) -> int:
     from ambigdemo.config import Config
 
     config = Config.from_env()
-    preset = READER_MODELS[args.reader_model] if args.reader_model else args.preset
-    only = ("generator",) if args.reader_model else tuple(args.only)
-    root = (Path(args.models_dir) if args.models_dir else config.models_dir) / preset
+    models = Path(args.models_dir) if args.models_dir else config.models_dir
+    if args.reader_model:
+        targets = [(READER_MODELS[args.reader_model], ("generator",))]
+    else:
+        targets = [(args.preset, tuple(args.only))]
+        reader = READER_MODELS.get(config.reader_model, args.preset)
+        if args.preset == "embedded" and not args.only and reader != args.preset:  # the app's reader too
+            targets.append((reader, ("generator",)))
     try:
-        build_embedded(root, only=only)
+        for preset, only in targets:
+            build_embedded(models / preset, only=only)
     except StepFailed as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(f"the {args.reader_model} reader is ready in {root / 'generator'}" if args.reader_model else f"{preset} preset ready in {root}")
+    for preset, only in targets:
+        print(f"the {_reader_name(preset)} reader is ready in {models / preset / 'generator'}" if only == ("generator",)
+              else f"{preset} preset ready in {models / preset}")
     return 0
+
+
+def _reader_name(preset: str) -> str:
+    return next(name for name, folder in READER_MODELS.items() if folder == preset)
