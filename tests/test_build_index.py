@@ -12,6 +12,7 @@ test quick on two cores) written out as a DPR TSV; the embedder is the app's emb
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import os
@@ -88,8 +89,10 @@ def test_killed_build_resumes_and_equals_an_uninterrupted_one(tsv, reference, pr
     args = command(tsv, out, preset, "--workers", "1")
     args[args.index("--shard-rows") + 1] = str(KILLED_SHARD_ROWS)
     proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    frozen = freeze_actor_after_a_saved_shard(proc, out)
-    os.killpg(proc.pid, signal.SIGKILL)  # the driver and the local Ray it started, the frozen actor too
+    frozen, actor = freeze_actor_after_a_saved_shard(proc, out)
+    os.killpg(proc.pid, signal.SIGKILL)  # the driver and the local Ray it started
+    with contextlib.suppress(ProcessLookupError):  # the frozen actor is not in that group: stopped, it would outlive the test
+        os.kill(actor, signal.SIGKILL)
     assert proc.wait(timeout=30) == -signal.SIGKILL
     assert not (out / MANIFEST).exists()  # killed mid-build: no index yet
     assert not (out / VECTORS).exists()
@@ -118,9 +121,9 @@ def test_killed_build_resumes_and_equals_an_uninterrupted_one(tsv, reference, pr
     assert index.manifest["source"].startswith("passages.tsv (")
 
 
-def freeze_actor_after_a_saved_shard(proc: subprocess.Popen, out: Path) -> str:
+def freeze_actor_after_a_saved_shard(proc: subprocess.Popen, out: Path) -> tuple[str, int]:
     """Wait until the driver has saved a shard while the one embedding actor is inside another, then
-    SIGSTOP the actor there, and return that shard. Once the driver is killed too, what is on disk is
+    SIGSTOP the actor there, and return that shard and the actor's pid. Once the driver is killed too, what is on disk is
     final, whatever the speed of the machine: the test reads it then. (Ray Data hands a shard's
     vectors to the driver only when the actor has finished the next one, so the first save comes with
     the third shard started: shards are small here, so there are several chances.)"""
@@ -133,7 +136,7 @@ def freeze_actor_after_a_saved_shard(proc: subprocess.Popen, out: Path) -> str:
             shard, pid = busy[-1]
             os.kill(pid, signal.SIGSTOP)
             if shard not in shard_events(out / ATTEMPTS)[0]:
-                return shard
+                return shard, pid
             os.kill(pid, signal.SIGCONT)  # it finished that shard before it stopped: try the next one
         time.sleep(0.02)
 
