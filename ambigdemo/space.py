@@ -99,7 +99,7 @@ class Upgrade(threading.Thread):
         """The preset's index repository, when the Space mounts it (``AMBIGDEMO_INDEX_MOUNT``)."""
         from ambigdemo.presets.catalog import get_preset
 
-        if self.config.index_mount is None:
+        preset = get_preset(self.preset)
+        if self.config.index_mount is None or "index" not in {c.name for c in preset.components}:
             return {}
-        index = next((c for c in get_preset(self.preset).components if c.name == "index"), None)
-        return {index.repo_id: self.config.index_mount} if index else {}
+        return {preset.component("index").repo_id: self.config.index_mount}

@@ -66,9 +66,10 @@ def trace_graph(gguf: Path, graph: Path) -> None:
         export_pytorch(model, config, config.DEFAULT_ONNX_OPSET, graph, do_constant_folding=False)
 
 
-def gguf_weights(gguf: Path) -> Iterator[tuple[str, np.ndarray]]:
+def gguf_weights(gguf: Path, model=None) -> Iterator[tuple[str, np.ndarray]]:
     """(parameter name, float32 array) for each tensor of the file, de-quantized one at a time with the
-    mapping and tensor processor transformers' own GGUF loader uses."""
+    mapping and tensor processor transformers' own GGUF loader uses (``model``: the file's
+    :func:`_empty_model`, when the caller has it)."""
     from gguf import GGUFReader, dequantize
     from transformers.modeling_gguf_pytorch_utils import (
         TENSOR_PROCESSORS,
@@ -77,7 +78,7 @@ def gguf_weights(gguf: Path) -> Iterator[tuple[str, np.ndarray]]:
         load_gguf_checkpoint,
     )
 
-    model = _empty_model(gguf)
+    model = model if model is not None else _empty_model(gguf)
     mapping = get_gguf_hf_weights_map(model)
     parsed = load_gguf_checkpoint(str(gguf), return_tensors=False)
     processor = TENSOR_PROCESSORS.get(model.config.model_type, TensorProcessor)(config=parsed["config"])
@@ -118,14 +119,15 @@ def fill_weights(graph_path: Path, gguf: Path, out: Path, block_size: int = 32) 
 
     proto = onnx.load(str(graph_path))
     graph = proto.graph
-    weights = {i.name for i in graph.initializer} | {n for n, _ in _empty_model(gguf).named_parameters()}
+    model = _empty_model(gguf)
+    weights = {i.name for i in graph.initializer} | {n for n, _ in model.named_parameters()}
     waiting = {i.name for i in graph.input if i.name in weights}
     readers: dict[str, list] = {}
     for node in graph.node:
         for name in node.input:
             readers.setdefault(name, []).append(node)
     replaced, dropped, opsets = {}, set(), {}
-    for name, weight in gguf_weights(gguf):
+    for name, weight in gguf_weights(gguf, model):
         if name not in waiting:
             continue
         waiting.discard(name)
