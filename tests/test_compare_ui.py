@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
@@ -329,6 +330,19 @@ def test_an_export_goes_to_a_fresh_unguessable_place_and_earlier_ones_are_delete
     assert not first.exists() and not first.parent.exists(), "the earlier export is gone"
     assert first.parent != second.parent and len(second.parent.name) >= 24, "each export gets its own random folder"
     assert leaderboard.EXPORT_TTL_S <= 3600
+    store.close()
+
+
+def test_the_leaderboards_plots_and_exports_live_in_one_folder_deleted_with_it(tmp_path):
+    """Each app start left an empty ``ambigdemo-export-*`` folder (and the plots' folder) behind in the temp dir."""
+    store = JudgmentStore(tmp_path / "j.sqlite")
+    view = leaderboard.LeaderboardView(store)
+    path, _ = leaderboard.export_for_admin(store, view.exports, "jsonl")
+    folder = view.exports.parent
+    assert path.is_file() and path.is_relative_to(folder) and view._plots.parent == folder
+    del view
+    gc.collect()
+    assert not folder.exists()
     store.close()
 
 

@@ -135,7 +135,11 @@ class LeaderboardView:
         self.store = store
         self.rounds = rounds
         self._lock = threading.Lock()
-        self._plots = Path(tempfile.mkdtemp(prefix="ambigdemo-leaderboard-"))
+        self._folder = tempfile.TemporaryDirectory(prefix="ambigdemo-leaderboard-")  # deleted with the view, or at exit
+        self._plots = Path(self._folder.name) / "plots"
+        self.exports = Path(self._folder.name) / "exports"  # the admin's exports (export_for_admin)
+        self._plots.mkdir()
+        self.exports.mkdir()
 
     def refresh(self, exclude_flagged: bool = False) -> tuple[str, str | None]:
         with self._lock:
@@ -272,7 +276,6 @@ def build(store: JudgmentStore, config: Config, tab: gr.Tab | None = None,
             export_file = gr.File(label="Export", interactive=False, elem_id="admin-file")
             confirm = gr.Checkbox(label="I understand that reset deletes every judgment", value=False)
             reset_btn = gr.Button("Reset (delete all judgments)", variant="stop", elem_id="admin-reset")
-    export_root = Path(tempfile.mkdtemp(prefix="ambigdemo-export-"))
 
     def gated(fn: Callable[..., str]) -> Callable[..., str]:
         def run(tok: str, *args):
@@ -292,7 +295,7 @@ def build(store: JudgmentStore, config: Config, tab: gr.Tab | None = None,
         why = _authorised(tok, config)
         if why:
             return None, escape(why)
-        path, n = export_for_admin(store, export_root, kind)
+        path, n = export_for_admin(store, view.exports, kind)
         return str(path), f"Exported {n} judgments. The link works for this page only and expires in {EXPORT_TTL_S // 60} minutes."
 
     def do_reset(tok: str, sure: bool):
