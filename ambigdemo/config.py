@@ -23,7 +23,14 @@ READER_MODELS = {"0.5b": "embedded", "1.5b": "embedded-1.5b"}
 # test within the bench targets (docs/reader.md, docs/benchmarks.md). Config() itself reads with the preset's own.
 READER_MODEL = "1.5b"
 FALLBACK_READER_MODEL = "0.5b"  # built with the embedded preset: a chosen reader not built here falls back to it
-VERIFIER = ROOT / "assets" / "verifier.json"  # the reader's verifier, fitted by train-verifier (AMBIGDEMO_VERIFIER=<this file>)
+# The verifier fitted for each reader model (train-verifier with that reader): AMBIGDEMO_VERIFIER=on loads the one
+# of the reader loaded; a path loads that file
+VERIFIERS = {"0.5b": ROOT / "assets" / "verifier.json", "1.5b": ROOT / "assets" / "verifier-1.5b.json"}
+
+
+def reader_model_of(folder: str) -> str | None:
+    """The READER_MODELS name of the reader built in preset folder ``folder`` (None: another preset's own reader)."""
+    return next((name for name, built_in in READER_MODELS.items() if built_in == folder), None)
 
 
 SPACE_VOLUME = Path("/data")  # where a Space's persistent storage was mounted before volumes had chosen paths
@@ -77,9 +84,10 @@ class Config:
     # Overrides of READER_BRANCHES (None: the loaded preset's)
     reader_branch_passages: int | None = None
     reader_branch_min: float | None = None
-    # The verifier that chooses the reader's answers instead of verify's rules (stages/reader/verifier.py): a file
-    # train-verifier wrote (VERIFIER, fitted on AmbigNQ train), or "off". Off by default: on the frozen test it
-    # found 2 more needed readings and showed 2 more wrong ones (docs/experiments/verifier.md).
+    # The verifier that chooses the reader's answers instead of verify's rules (stages/reader/verifier.py): "on" (the
+    # one VERIFIERS holds for the reader loaded, fitted on AmbigNQ train), a file train-verifier wrote, or "off". Off by
+    # default: with the 1.5B, on the frozen test, it found 4 more needed readings and showed 5 more wrong ones
+    # (docs/experiments/verifier-1.5b.md).
     verifier: str = "off"
     verifier_threshold: float | None = None
     show_unrewritten: bool = True  # with a verifier, a chosen answer no checked rewrite singles out is shown as asked

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ambigdemo.presets.artifacts import BUILD_COMMAND, PresetPaths, check_models_dir, verify
-from ambigdemo.config import FALLBACK_READER_MODEL, MAX_QUESTION_CHARS, READER_MODELS, Config
+from ambigdemo.config import FALLBACK_READER_MODEL, MAX_QUESTION_CHARS, READER_MODELS, VERIFIERS, Config, reader_model_of
 from ambigdemo.runtimes.index import ArtifactError, PassageIndex, verify_manifest
 from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.runtimes.onnx import OnnxChatGenerator, OnnxEmbedder
@@ -196,19 +196,26 @@ class Pipeline:
             branch_passages=branch_passages, branch_min=branch_min,
             further_passages=config.reader_further_passages, further_coverage=config.reader_further_coverage,
         )
-        verifier = Pipeline._verifier(config)
+        verifier = Pipeline._verifier(config, reader_name)
         if verifier is None:
             return reader
-        return replace(reader, verifier=verifier, relevance=0.0, max_passages=verifier.passages,
+        return replace(reader, verifier=verifier, relevance=verifier.relevance, max_passages=verifier.passages,
                        branch_passages=verifier.branch_passages, branch_min=verifier.branch_min, further_passages=0)
 
     @staticmethod
-    def _verifier(config: Config) -> Verifier | None:
-        """The configured verifier (its threshold overridden if asked), or None when off; a missing or broken
-        file is an error that names it."""
+    def _verifier(config: Config, reader_name: str) -> Verifier | None:
+        """The configured verifier (its threshold overridden if asked): None when off, the one fitted for the reader
+        loaded (``reader_name``, its folder) when on, else the file named; a missing or broken file is an error that
+        names it."""
         if config.verifier == "off":
             return None
-        verifier = Verifier.load(Path(config.verifier))
+        if config.verifier == "on":
+            model = reader_model_of(reader_name)
+            if model is None:
+                raise ValueError(f"no verifier is fitted for the {reader_name!r} preset's own reader: set AMBIGDEMO_VERIFIER to a file train-verifier wrote")
+            verifier = Verifier.load(VERIFIERS[model])
+        else:
+            verifier = Verifier.load(Path(config.verifier))
         return verifier if config.verifier_threshold is None else replace(verifier, threshold=config.verifier_threshold)
 
     @property

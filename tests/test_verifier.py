@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 import pytest
 
-from ambigdemo.config import VERIFIER, Config
+from ambigdemo.config import VERIFIERS, Config, reader_model_of
 from ambigdemo.evaluation.readings import right
 from ambigdemo.presets.train_verifier import collect, featurize, gold_answers, labelled, records, sweep
 from ambigdemo.stages.reader.verifier import FEATURES, Verifier, auc, fit
@@ -17,8 +18,8 @@ from ambigdemo.text import normalize_answer
 
 @pytest.fixture(scope="module")
 def verified(pipeline):
-    """The app with the shipped verifier choosing its answers, without the paragraph."""
-    return pipeline.with_options(verifier=str(VERIFIER), use_generator=False)
+    """The app with the verifier shipped for its reader (the 0.5B's) choosing its answers, without the paragraph."""
+    return pipeline.with_options(verifier="on", use_generator=False)
 
 
 def _rows(n: int, seed: int) -> tuple[list[dict], list[int]]:
@@ -48,10 +49,13 @@ def test_auc_counts_ties_half_and_orders():
 
 
 def test_a_verifier_file_round_trips_and_a_broken_one_says_which_and_why(tmp_path):
-    verifier = fit(*_rows(100, seed=2))
+    verifier = replace(fit(*_rows(100, seed=2)), relevance=0.9, branch_passages=0)
     path = tmp_path / "verifier.json"
     path.write_text(json.dumps(verifier.to_json()), encoding="utf-8")
     assert Verifier.load(path) == verifier
+    older = {k: v for k, v in verifier.to_json().items() if k != "relevance"}  # written before the gate was a setting
+    path.write_text(json.dumps(older), encoding="utf-8")
+    assert Verifier.load(path) == replace(verifier, relevance=0.0)
     path.write_text('{"names": ["score"]', encoding="utf-8")
     with pytest.raises(ValueError, match="cannot load the verifier from .*verifier.json"):
         Verifier.load(path)
@@ -60,13 +64,28 @@ def test_a_verifier_file_round_trips_and_a_broken_one_says_which_and_why(tmp_pat
 
 
 def test_the_shipped_verifier_is_what_the_app_loads_when_asked(pipeline, verified, tmp_path):
-    shipped = Verifier.load(VERIFIER)
+    shipped = Verifier.load(VERIFIERS["0.5b"])
     assert verified.reader.verifier == shipped
-    assert verified.reader.max_passages == shipped.passages and verified.reader.relevance == 0.0
+    assert verified.reader.max_passages == shipped.passages and verified.reader.relevance == shipped.relevance
     assert set(shipped.names) == set(FEATURES) and 0.0 < shipped.threshold <= shipped.more < 1.0
     assert pipeline.reader.verifier is None and pipeline.reader.relevance == Config().reader_relevance
     with pytest.raises(ValueError, match="cannot load the verifier from .*missing.json"):
         pipeline.with_options(verifier=str(tmp_path / "missing.json"))
+
+
+def test_on_loads_the_verifier_fitted_for_the_reader_loaded(reader_15b):
+    """Each reader has its own fitted verifier (their replies differ: the 1.5B's candidates are right more often)."""
+    from ambigdemo.pipeline import Pipeline
+
+    assert reader_model_of("embedded") == "0.5b" and reader_model_of("embedded-1.5b") == "1.5b"
+    assert reader_model_of("wikipedia") is None
+    app = Pipeline.load(Config.from_env(reader_model="1.5b", verifier="on", use_generator=False))
+    fitted = Verifier.load(VERIFIERS["1.5b"])
+    assert app.reader_name == "embedded-1.5b" and app.reader.verifier == fitted != Verifier.load(VERIFIERS["0.5b"])
+    assert (app.reader.max_passages, app.reader.relevance, app.reader.branch_passages) == (fitted.passages, fitted.relevance, fitted.branch_passages)
+    result = app.ask("Who wrote The Canterbury Tales?")
+    assert [i.answer for i in result.interpretations if right(i.answer, ["Geoffrey Chaucer"])], result.interpretations
+    assert all(c.p is not None for c in result.candidates if not c.rejection)
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ambigdemo.config import READER_MODELS
+from ambigdemo.config import READER_MODELS, reader_model_of
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,10 +43,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     for preset, only in targets:
-        print(f"the {_reader_name(preset)} reader is ready in {models / preset / 'generator'}" if only == ("generator",)
+        print(f"the {reader_model_of(preset)} reader is ready in {models / preset / 'generator'}" if only == ("generator",)
               else f"{preset} preset ready in {models / preset}")
     return 0
-
-
-def _reader_name(preset: str) -> str:
-    return next(name for name, folder in READER_MODELS.items() if folder == preset)

@@ -4,7 +4,7 @@
 (resumable: ``OUT/train.jsonl`` grows one question at a time), fits the logistic verifier on their
 candidates, reads the readings dev questions the same way (``OUT/dev.jsonl``), reports each feature's
 AUC and the verifier's on dev, and what each threshold would keep of the dev candidates. It writes
-``OUT/report.json`` and the verifier (``--export``, default ``assets/verifier.json``) with the reading and
+``OUT/report.json`` and the verifier (``--export``, default the reader's file in ``config.VERIFIERS``) with the reading and
 threshold given, which the dev funnel chose (docs/reader.md: ``bench --funnel`` per setting).
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ambigdemo.config import AMBIGNQ_TRAIN, ROOT, VERIFIER
+from ambigdemo.config import AMBIGNQ_TRAIN, ROOT
 
 DEV = ROOT / "assets" / "readings-dev.json"
 THRESHOLDS = [round(0.05 * i, 2) for i in range(1, 20)]
@@ -25,12 +25,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--data", type=Path, default=AMBIGNQ_TRAIN, help="AmbigNQ train JSON")
     p.add_argument("--dev", type=Path, default=DEV, help="the readings dev set the threshold is chosen on")
     p.add_argument("--out", type=Path, required=True, help="run folder: train.jsonl, dev.jsonl, report.json")
-    p.add_argument("--export", type=Path, default=VERIFIER, help="the verifier file to write")
+    p.add_argument("--export", type=Path, help="the verifier file to write (default: the reader's in config.VERIFIERS)")
     p.add_argument("--questions", type=int, default=420, help="train questions to read")
     p.add_argument("--l2", type=float, default=1.0, help="the L2 penalty of the logistic fit")
     p.add_argument("--threshold", type=float, default=0.35, help="p(right) a shown answer needs (chosen by the dev funnel, docs/reader.md)")
     p.add_argument("--more", type=float, default=0.5, help="p(right) each answer after the first needs (chosen likewise)")
     p.add_argument("--passages", type=int, default=4, help="passages read (chosen with the threshold)")
+    p.add_argument("--relevance", type=float, default=0.0, help="of those, only the ones within this share of the best retrieval score (0: all)")
     p.add_argument("--branch-passages", type=int, default=1, help="of those, the first ones whose less likely replies are read")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     from dataclasses import replace
 
-    from ambigdemo.config import Config
+    from ambigdemo.config import VERIFIERS, Config, reader_model_of
     from ambigdemo.evaluation.datasets import load_ambignq
     from ambigdemo.files import replace_text
     from ambigdemo.pipeline import Pipeline
@@ -50,6 +51,10 @@ def run(args: argparse.Namespace) -> int:
     pipeline = Pipeline.load(Config.from_env(use_generator=False, verifier="off"))
     if pipeline.reader is None:
         print("error: the verifier needs the LLM reader (AMBIGDEMO_READER=llm and a preset with a generator)")
+        return 2
+    export = args.export or VERIFIERS.get(reader_model_of(pipeline.reader_name))
+    if export is None:
+        print(f"error: no verifier file is kept for the {pipeline.reader_name!r} preset's own reader: name one with --export")
         return 2
     train_items = [(e.question, gold_answers(e)) for e in load_ambignq(args.data)]
     dev_items = [(i["question"], i["answers"]) for i in json.loads(args.dev.read_text(encoding="utf-8"))]
@@ -63,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     rows, labels = labelled(dev_found)
     verifier = fit(train_rows, train_labels, l2=args.l2)
     swept = sweep(dev_found, verifier, THRESHOLDS)
-    verifier = replace(verifier, threshold=args.threshold, more=args.more, passages=args.passages, branch_passages=args.branch_passages)
+    verifier = replace(verifier, threshold=args.threshold, more=args.more, passages=args.passages, relevance=args.relevance, branch_passages=args.branch_passages)
     report = {
         "train": {"questions": len(train_found), "candidates": len(train_labels), "right": sum(train_labels),
                   "auc_in_sample": auc([verifier.p(r) for r in train_rows], train_labels)},
@@ -73,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
         "verifier": verifier.to_json(),
     }
     replace_text(args.out / "report.json", json.dumps(report, indent=2) + "\n")
-    replace_text(args.export, json.dumps(verifier.to_json(), indent=2) + "\n")
+    replace_text(export, json.dumps(verifier.to_json(), indent=2) + "\n")
     print(json.dumps({k: report[k] for k in ("train", "dev")}, indent=2))
-    print(f"wrote {args.export}: {args.passages} passages read, less likely replies from {args.branch_passages}, threshold {args.threshold}, then {args.more}")
+    gate = f" within {args.relevance:.0%} of the best" if args.relevance else ""
+    print(f"wrote {export}: {args.passages} passages read{gate}, less likely replies from {args.branch_passages}, threshold {args.threshold}, then {args.more}")
     return 0

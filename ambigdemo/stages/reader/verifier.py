@@ -7,7 +7,8 @@ sentence stating it holds, and the two signs of a wrong passage that the rules u
 (a superlative ranked only with an ordinal, another year), and how many other answers were replied
 before it (the model's first answers are more often right). Its weights are fitted on AmbigNQ train
 by ``python -m ambigdemo train-verifier`` (:mod:`ambigdemo.presets.train_verifier`) and its threshold
-on the readings dev set; both are in one small JSON file, ``assets/verifier.json``.
+on the readings dev set, with the reading it was tuned with; all are in one small JSON file per reader model
+(``config.VERIFIERS``), since each model's replies are right at a different rate.
 """
 
 from __future__ import annotations
@@ -105,6 +106,7 @@ class Verifier:
     threshold: float = 0.5  # the first answer found needs this p(right) ...
     more: float = 0.5  # ... and every further answer (another reading) this
     passages: int = 4  # the reading it was tuned with: passages read (above the reader's least score) ...
+    relevance: float = 0.0  # ... of those within this share of the best retrieval score (0: every one) ...
     branch_passages: int = 1  # ... and of those, the first ones whose less likely replies are read too,
     branch_min: float = 0.1  # ... when their probability reaches this
 
@@ -118,12 +120,12 @@ class Verifier:
 
     def to_json(self) -> dict:
         return {"names": list(self.names), "mean": list(self.mean), "scale": list(self.scale), "weights": list(self.weights),
-                "bias": self.bias, "threshold": self.threshold, "more": self.more, "passages": self.passages, "branch_passages": self.branch_passages, "branch_min": self.branch_min}
+                "bias": self.bias, "threshold": self.threshold, "more": self.more, "passages": self.passages, "relevance": self.relevance, "branch_passages": self.branch_passages, "branch_min": self.branch_min}
 
     @classmethod
     def from_json(cls, data: dict) -> "Verifier":
         return cls(tuple(data["names"]), tuple(data["mean"]), tuple(data["scale"]), tuple(data["weights"]),
-                   float(data["bias"]), float(data["threshold"]), float(data["more"]), int(data["passages"]), int(data["branch_passages"]), float(data["branch_min"]))
+                   float(data["bias"]), float(data["threshold"]), float(data["more"]), int(data["passages"]), float(data.get("relevance", 0.0)), int(data["branch_passages"]), float(data["branch_min"]))
 
     @classmethod
     def load(cls, path: Path) -> "Verifier":
