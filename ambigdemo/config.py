@@ -33,6 +33,11 @@ def reader_model_of(folder: str) -> str | None:
     return next((name for name, built_in in READER_MODELS.items() if built_in == folder), None)
 
 
+def fitted_verifier(folder: str) -> Path | None:
+    """The verifier file fitted for the reader built in preset folder ``folder`` (None: another preset's own reader)."""
+    return VERIFIERS.get(reader_model_of(folder))
+
+
 SPACE_VOLUME = Path("/data")  # where a Space's persistent storage was mounted before volumes had chosen paths
 
 

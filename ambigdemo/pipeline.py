@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ambigdemo.presets.artifacts import BUILD_COMMAND, PresetPaths, check_models_dir, verify
-from ambigdemo.config import FALLBACK_READER_MODEL, MAX_QUESTION_CHARS, READER_MODELS, VERIFIERS, Config, reader_model_of
+from ambigdemo.config import FALLBACK_READER_MODEL, MAX_QUESTION_CHARS, READER_MODELS, Config, fitted_verifier
 from ambigdemo.runtimes.index import ArtifactError, PassageIndex, verify_manifest
 from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.runtimes.onnx import OnnxChatGenerator, OnnxEmbedder
@@ -209,13 +209,10 @@ class Pipeline:
         names it."""
         if config.verifier == "off":
             return None
-        if config.verifier == "on":
-            model = reader_model_of(reader_name)
-            if model is None:
-                raise ValueError(f"no verifier is fitted for the {reader_name!r} preset's own reader: set AMBIGDEMO_VERIFIER to a file train-verifier wrote")
-            verifier = Verifier.load(VERIFIERS[model])
-        else:
-            verifier = Verifier.load(Path(config.verifier))
+        path = fitted_verifier(reader_name) if config.verifier == "on" else Path(config.verifier)
+        if path is None:
+            raise ValueError(f"no verifier is fitted for the {reader_name!r} preset's own reader: set AMBIGDEMO_VERIFIER to a file train-verifier wrote")
+        verifier = Verifier.load(path)
         return verifier if config.verifier_threshold is None else replace(verifier, threshold=config.verifier_threshold)
 
     @property

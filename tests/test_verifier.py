@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from ambigdemo.config import VERIFIERS, Config, reader_model_of
+from ambigdemo.config import VERIFIERS, Config, fitted_verifier, reader_model_of
 from ambigdemo.evaluation.readings import right
 from ambigdemo.presets.train_verifier import collect, featurize, gold_answers, labelled, records, sweep
 from ambigdemo.stages.reader.verifier import FEATURES, Verifier, auc, fit
@@ -78,7 +78,7 @@ def test_on_loads_the_verifier_fitted_for_the_reader_loaded(reader_15b):
     from ambigdemo.pipeline import Pipeline
 
     assert reader_model_of("embedded") == "0.5b" and reader_model_of("embedded-1.5b") == "1.5b"
-    assert reader_model_of("wikipedia") is None
+    assert reader_model_of("wikipedia") is None and fitted_verifier("wikipedia") is None
     app = Pipeline.load(Config.from_env(reader_model="1.5b", verifier="on", use_generator=False))
     fitted = Verifier.load(VERIFIERS["1.5b"])
     assert app.reader_name == "embedded-1.5b" and app.reader.verifier == fitted != Verifier.load(VERIFIERS["0.5b"])

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     from dataclasses import replace
 
-    from ambigdemo.config import VERIFIERS, Config, reader_model_of
+    from ambigdemo.config import Config, fitted_verifier
     from ambigdemo.evaluation.datasets import load_ambignq
     from ambigdemo.files import replace_text
     from ambigdemo.pipeline import Pipeline
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     if pipeline.reader is None:
         print("error: the verifier needs the LLM reader (AMBIGDEMO_READER=llm and a preset with a generator)")
         return 2
-    export = args.export or VERIFIERS.get(reader_model_of(pipeline.reader_name))
+    export = args.export or fitted_verifier(pipeline.reader_name)
     if export is None:
         print(f"error: no verifier file is kept for the {pipeline.reader_name!r} preset's own reader: name one with --export")
         return 2
