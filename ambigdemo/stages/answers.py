@@ -162,12 +162,13 @@ def cluster(candidates: list[Candidate]) -> list[Cluster]:
 
 
 MONTHS = frozenset("january february march april may june july august september october november december".split())
+AT_TIME = frozenset("in on around about circa c".split())  # words that place a date without changing it ("in 1848")
 
 
 def same_answer(a: str, b: str) -> bool:
     """Aliases: equal (number words as digits: 'eleven' ~ '11'), the shorter one's words a contiguous
-    run of the longer's ('obama' ~ 'barack obama'), or a year and a date in it ('1945' ~ 'may 1945');
-    other numbers stay apart ('2' is not '2 million')."""
+    run of the longer's ('obama' ~ 'barack obama'), or a year and a date in it ('1945' ~ 'may 1945',
+    'in 1945'); other numbers stay apart ('2' is not '2 million'), and so do a year and a bound ('before 1945')."""
     a, b = numbers_as_digits(a), numbers_as_digits(b)
     if a == b:
         return True
@@ -175,7 +176,7 @@ def same_answer(a: str, b: str) -> bool:
     if short.isdigit():
         rest = f" {long} ".replace(f" {short} ", " ", 1).split()
         return (len(short) == 4 and f" {short} " in f" {long} " and bool(rest)
-                and all(t in MONTHS or (t.isdigit() and len(t) <= 2) for t in rest))
+                and all(t in MONTHS or t in AT_TIME or (t.isdigit() and len(t) <= 2) for t in rest))
     if len(short) < 3:
         return False
     return f" {short} " in f" {long} "
