@@ -1,6 +1,7 @@
 """Lab: the readings a verifier would show on dev, replayed from the candidates train-verifier collected.
 
-Usage: python replay.py RUN VERIFIER.json SET.json. RUN/dev.jsonl holds every grounded candidate of the wide
+Usage: python replay.py RUN VERIFIER.json SET.json [SETTINGS]. SETTINGS: "passages,relevance,branch;..."
+(default: the six below). RUN/dev.jsonl holds every grounded candidate of the wide
 reading (8 passages, the less likely replies of the first 2), in reading order. For each reading (passages
 read, relevance gate, passages whose less likely replies are read) and pair of thresholds, the candidates
 that reading would reply are judged in order as the app's Reading.take judges them (position recounted, the
@@ -27,6 +28,7 @@ run, verifier, items = Path(sys.argv[1]), Verifier.load(Path(sys.argv[2])), json
 pipeline = Pipeline.load(Config.from_env(use_generator=False, verifier="off"))
 retriever, nlp = pipeline.retriever, pipeline.reader.nlp
 gold = {i["question"]: i for i in items}
+listed = json.loads((run / "listwise.json").read_text(encoding="utf-8")) if (run / "listwise.json").exists() else {}
 
 questions = []
 for record in records(run / "dev.jsonl"):
@@ -35,6 +37,10 @@ for record in records(run / "dev.jsonl"):
     by_id = {p.id: p for p in passages}
     for c in record["candidates"]:  # every feature but position, which depends on the reading: computed once
         c["features"] = features(Clue(question, c["text"], by_id[c["passage"]], passages, c["logp"], c["likeliest"]), nlp)
+        if "yes" in c:  # the model's own checks, where collected (verifier-1.5b-checks.md)
+            c["features"]["yes"] = c["yes"]
+        if listed:
+            c["features"]["listwise"] = listed.get(record["question"], {}).get(normalize_answer(c["text"]), 0.0)
     questions.append((record["question"], question, passages, record["candidates"]))
 
 
@@ -58,7 +64,10 @@ def shown(question, passages, candidates, v: Verifier) -> list[str]:
 
 print("| passages | relevance | branch | threshold | more | needed | wrong | fully right | multi complete | null right |")
 print("|---|---|---|---|---|---|---|---|---|---|")
-for n, r, b in [(4, 0.9, 0), (4, 0.9, 1), (4, 0.0, 0), (4, 0.0, 1), (2, 0.0, 0), (2, 0.0, 1)]:
+readings_tried = [(4, 0.9, 0), (4, 0.9, 1), (4, 0.0, 0), (4, 0.0, 1), (2, 0.0, 0), (2, 0.0, 1)]
+if len(sys.argv) > 4:
+    readings_tried = [(int(n), float(r), int(b)) for n, r, b in (t.split(",") for t in sys.argv[4].split(";"))]
+for n, r, b in readings_tried:
     for t in (0.2, 0.3, 0.4, 0.5, 0.6):
         for m in (0.5, 0.6, 0.7, 0.8):
             if m < t:

@@ -3,6 +3,8 @@ reading order), each with the sentence of its passage that states it: p(number) 
 
 Writes OUT/listwise.json (question -> normalised answer -> p) and prints the dev AUC with the candidates numbered
 in reading order and in reverse (is it reading the candidates, or their order?). Usage: python listwise.py OUT
+[RUN [SPLITS]]: the candidates of RUN/{dev,train}.jsonl (default docs/results/verifier, the 0.5B's), SPLITS
+comma-separated (default dev,train); the reader's model is the one loaded (AMBIGDEMO_READER_MODEL).
 """
 import json
 import sys
@@ -43,9 +45,11 @@ def listwise(question, candidates):
     return dict(zip(keys, (p / p.sum()).tolist()))
 
 
+run = Path(sys.argv[2]) if len(sys.argv) > 2 else Path("docs/results/verifier")
+splits = sys.argv[3].split(",") if len(sys.argv) > 3 else ("dev", "train")
 out, labels, forward, backward = {}, [], [], []
-for name in ("dev", "train"):
-    for r in records(Path(f"docs/results/verifier/{name}.jsonl")):
+for name in splits:
+    for r in records(run / f"{name}.jsonl"):
         passages = {p.id: p for p in pipeline.retriever.search(r["question"], 8)}
         candidates = [(c["text"], passages[c["passage"]]) for c in r["candidates"]]
         out[r["question"]] = listwise(r["question"], candidates)
