@@ -149,8 +149,10 @@ class Pipeline:
     load_ms: dict[str, float] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, config: Config | None = None) -> "Pipeline":
-        """Load and verify every artifact of the configured preset; ArtifactError names a bad file."""
+    def load(cls, config: Config | None = None, share: "Pipeline | None" = None) -> "Pipeline":
+        """Load and verify every artifact of the configured preset; ArtifactError names a bad file. Models that
+        ``share`` (a pipeline already serving) holds from the same folder are used, not loaded again: a Space
+        that switches presets keeps one session of its reader."""
         config = config or Config.from_env()
         timer = _Timer()
         paths, notice = resolve_preset(config)
@@ -165,12 +167,18 @@ class Pipeline:
         index = PassageIndex.load(config.index_dir or paths.index, rebuild=index_rebuild_command(config.index_dir))
         timer.lap("index")
         needs_generator = config.use_generator or config.reader == "llm"
-        generator = OnnxChatGenerator(generator_dir, config.threads) if needs_generator else None
+        held = share.generator if share else None
+        if not needs_generator:
+            generator = None
+        elif held is not None and held.folder.resolve() == Path(generator_dir).resolve():
+            generator = held
+        else:
+            generator = OnnxChatGenerator(generator_dir, config.threads)
         rewrite_model = None
         if config.rewriter_dir:
             verify_manifest(config.rewriter_dir, "python -m ambigdemo train-rewriter --out RUN --export DIR")
             rewrite_model = OnnxChatGenerator(config.rewriter_dir, config.threads, no_repeat_ngram=REWRITE_NO_REPEAT)
-        nlp = load_spacy()
+        nlp = share.finder.nlp if share else load_spacy()
         timer.lap("models")
         return cls(
             config=config,
@@ -216,6 +224,11 @@ class Pipeline:
         return verifier if config.verifier_threshold is None else replace(verifier, threshold=config.verifier_threshold)
 
     @property
+    def generator(self) -> OnnxChatGenerator | None:
+        """The chat model session that the reader and the paragraph share (None when neither loads one)."""
+        return (self.reader.generator if self.reader else None) or self.summarizer.generator
+
+    @property
     def credit(self) -> str:
         """The attribution of the passages this pipeline shows (its index's licence)."""
         return self.retriever.index.credit
@@ -223,7 +236,7 @@ class Pipeline:
     def with_options(self, **options) -> "Pipeline":
         """A view of this pipeline with other knobs (``top_k``, ``use_generator``, ``reader``), sharing the models."""
         config = replace(self.config, **options)
-        generator = (self.reader.generator if self.reader else None) or self.summarizer.generator
+        generator = self.generator
         if not config.use_generator or generator is None:
             summarizer = Summarizer(None)
         else:

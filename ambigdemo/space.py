@@ -5,7 +5,7 @@ The app holds a :class:`LivePipeline`, which answers with whichever pipeline is 
 :class:`Upgrade` thread checks memory, downloads (``presets.hub.download``: pinned, resumable,
 sha256-checked; kept on the storage volume when the Space has one, ``AMBIGDEMO_STORAGE``; an index
 repository the Space mounts, ``AMBIGDEMO_INDEX_MOUNT``, is checked and read in place), loads the preset
-with the reader built at start and switches. If memory is short, the hub unreachable or a file corrupt,
+with the reader session already serving (built at start, not loaded twice) and switches. If memory is short, the hub unreachable or a file corrupt,
 the app stays on the embedded default and its notice says why.
 """
 
@@ -24,9 +24,9 @@ from ambigdemo.runtimes.index import ArtifactError
 
 log = logging.getLogger(__name__)
 SPACE_PRESET = "wikipedia"
-# Expected, from the pinned files (docs/presets.md): the IVF-SQ8 vectors held in RAM (4.67 GB), the
-# e5-base encoder and a second session of the reader, beside the embedded pipeline already serving
-NEEDS_GB = {"wikipedia": 7.0}
+# Expected, from the pinned files (docs/presets.md): the IVF-SQ8 vectors held in RAM (4.67 GB) and the e5-base
+# encoder, beside the embedded pipeline already serving, whose reader session the preset shares
+NEEDS_GB = {"wikipedia": 6.0}
 EMBEDDED_CORPUS = "the embedded corpus (10,033 Wikipedia article leads)"
 
 
@@ -85,7 +85,8 @@ class Upgrade(threading.Thread):
         try:
             download(self.preset, self.models_dir, endpoint=self.endpoint, progress=False, mounts=self._mounts())
             readers = self.config.readers_dir or self.config.models_dir  # the readers built at start, not downloaded
-            pipeline = Pipeline.load(replace(self.config, preset=self.preset, models_dir=self.models_dir, readers_dir=readers))
+            pipeline = Pipeline.load(replace(self.config, preset=self.preset, models_dir=self.models_dir, readers_dir=readers),
+                                     share=self.live.current)
         except (HubUnavailable, ArtifactError, OSError, MemoryError, ValueError) as exc:
             log.warning("staying on the embedded preset: %s", exc)
             self.live.status = f"{stay}: the `{self.preset}` preset could not be used ({str(exc).splitlines()[0]})."

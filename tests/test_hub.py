@@ -760,7 +760,8 @@ def test_a_space_answers_from_embedded_first_then_switches_to_wikipedia(wikipedi
     from ambigdemo.ui.app import build_app
 
     config = Config(models_dir=models_dir, use_generator=False, data_dir=models_dir.parent / "data")
-    live = LivePipeline(Pipeline.load(config))
+    embedded = Pipeline.load(config)
+    live = LivePipeline(embedded)
     server = FakeHub(wikipedia_repos)
     try:
         volume = models_dir.parent / "volume"  # the Space's storage: the download lands there, the reader stays in models/
@@ -785,6 +786,8 @@ def test_a_space_answers_from_embedded_first_then_switches_to_wikipedia(wikipedi
     assert any("Leonardo" in i.answer for i in after.interpretations), after.interpretations
     assert (volume / "wikipedia" / "index" / MANIFEST).is_file()  # kept: a restart finds it verified
     assert live.current.reader_name == "embedded" and not (volume / "embedded").exists()  # read by the reader built here
+    assert live.current.generator is embedded.generator is not None  # one session of it, not a second one loaded
+    assert live.current.finder.nlp is embedded.finder.nlp
 
 
 def test_a_space_stays_on_embedded_with_a_notice_when_the_hub_is_unreachable(passages, models_dir, monkeypatch):
@@ -809,7 +812,7 @@ def test_a_space_stays_on_embedded_with_a_notice_when_the_hub_is_unreachable(pas
     short = LivePipeline(embedded)
     Upgrade(short, config, models_dir, endpoint=closed, available_gb=3.2).run()
     assert short.current is embedded
-    assert short.status.endswith("the `wikipedia` preset needs about 7 GB of free memory, this machine has 3.2 GB.")
+    assert short.status.endswith("the `wikipedia` preset needs about 6 GB of free memory, this machine has 3.2 GB.")
 
 
 # --- a Space's volumes: the index repository mounted read-only, a Storage Bucket mounted read-write -----

@@ -197,3 +197,20 @@ def test_the_answer_path_never_imports_torch(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_pipeline_loaded_beside_another_shares_its_reader_session_only_for_the_same_model(pipeline, reader_15b):
+    """A Space loads its second preset beside the pipeline serving (``share``): the same reader model is one
+    session, answering as the first does; another reader model is loaded on its own."""
+    from dataclasses import replace
+
+    from ambigdemo.pipeline import Pipeline
+
+    config = replace(pipeline.config, use_generator=False)
+    same = Pipeline.load(config, share=pipeline)
+    assert same.generator is pipeline.generator is not None and same.finder.nlp is pipeline.finder.nlp
+    shown = [i.answer for i in same.ask(NETHERLANDS).interpretations]
+    assert shown == [i.answer for i in pipeline.with_options(use_generator=False).ask(NETHERLANDS).interpretations]
+    other = Pipeline.load(replace(config, reader_model="1.5b"), share=pipeline)
+    assert other.reader_name != pipeline.reader_name
+    assert other.generator is not pipeline.generator and other.generator.folder == reader_15b
