@@ -172,6 +172,24 @@ def test_an_ordinal_superlative_does_not_answer_a_superlative_question(pipeline)
     assert reading.take(atlantic, "Atlantic Ocean") is None and reading.dropped == ["Atlantic Ocean"]
 
 
+def test_a_reply_in_other_words_is_shown_in_its_passages_own_words(pipeline):
+    """The model's paraphrase of what its passage states (a hedge added, "to" for "and", a plural) is grounded
+    to the passage's words; a reply with a word its passage does not hold beside the others stays rejected."""
+    from ambigdemo.stages.reader.verify import in_own_words
+
+    by_id = {p.id: p for p in pipeline.retriever.index.passages}
+    wall, canal, polo = by_id["Great Wall of China#0"], by_id["Panama Canal#0"], by_id["Marco Polo#0"]
+    assert in_own_words("around the 7th century BC", wall) == "7th century BC"
+    assert in_own_words("82 kilometers", canal) == "82-kilometer"
+    assert in_own_words("1271 to 1295", polo) == "1271 and 1295"
+    assert in_own_words("Qin dynasty", wall) == "Qin dynasty"  # stated as replied: kept as replied
+    assert in_own_words("82 miles", canal) == "82 miles"  # "82-kilometer (51-mile)": another word between
+    reading = pipeline.reader.read("When was the Great Wall of China built?", [])
+    shown = reading.take(wall, "around the 7th century BC")
+    assert shown is not None and shown.text == "7th century BC"
+    assert reading.take(canal, "82 miles") is None and reading.candidates[-1].rejection == "not in its passage"
+
+
 def test_superlative_questions_get_the_passage_that_says_so(pipeline):
     fast = pipeline.with_options(use_generator=False)
     assert fast.ask("What is the largest ocean?").interpretations[0].answer.endswith("Pacific Ocean")

@@ -37,7 +37,7 @@ from ambigdemo.stages.reader.prompts import example_prefix, passage_turn
 from ambigdemo.stages.reader.recall import beyond, parse_reply, relevant
 from ambigdemo.stages.reader.select import add, shown_as
 from ambigdemo.stages.reader.verifier import Clue, Verifier, features, position
-from ambigdemo.stages.reader.verify import rejection
+from ambigdemo.stages.reader.verify import in_own_words, rejection
 from ambigdemo.text import normalize_answer
 from ambigdemo.types import Answer, Candidate, Passage
 
@@ -123,6 +123,7 @@ class Reading:
             self.readable += text is not None
         if not text:
             return None
+        text = in_own_words(text, passage)
         verifier = self.reader.verifier
         if verifier is None:
             why, named, p = rejection(self.question, text, passage, least_coverage), {}, None

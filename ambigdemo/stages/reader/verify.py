@@ -14,7 +14,7 @@ import re
 from ambigdemo.corpus import split_sentences
 from ambigdemo.stages.answers import bare_title, echoes_question
 from ambigdemo.stages.question import YEAR, Question, content_words
-from ambigdemo.text import mentions, names_each, normalize_answer
+from ambigdemo.text import mentions, names_each, normalize_answer, numbers_as_digits
 from ambigdemo.types import Passage
 
 ORDINAL = r"(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))"
@@ -44,6 +44,44 @@ def titled(passage: Passage) -> str:
 def occurs_in(answer: str, passage: Passage) -> bool:
     """The answer is stated by the passage, its title included (:func:`~ambigdemo.text.mentions`)."""
     return mentions(titled(passage), answer)
+
+
+# Words an answer may add around what its passage states: articles, linking words and hedges ("around the
+# 7th century BC" for "the 7th century BC", "1271 to 1295" for "between 1271 and 1295")
+LINKING = frozenset("a an the of to and or between from in on at by around about approximately roughly circa c ca".split())
+_WORD = re.compile(r"\d[\d,.]*\d|\w+")
+
+
+def _key(word: str) -> str:
+    """A word as :func:`in_own_words` matches it: lower case, a number word as digits, a plural as its singular."""
+    word = numbers_as_digits(word.lower().replace(",", ""))
+    return word[:-1] if word.isalpha() and len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def in_own_words(answer: str, passage: Passage) -> str:
+    """``answer`` in its passage's own words: itself when the passage states it (:func:`occurs_in`), else a
+    run of one sentence's words that holds each of its words but :data:`LINKING`, in any order, with only
+    :data:`LINKING` words between them ("82 kilometers" -> "82-kilometer", "1271 to 1295" -> "1271 and
+    1295"; the shortest such run); itself when no sentence has one."""
+    if occurs_in(answer, passage):
+        return answer
+    keys = [_key(w) for w in _WORD.findall(answer) if w.lower() not in LINKING]
+    if not keys:
+        return answer
+    runs = []
+    for sentence in split_sentences(titled(passage)):
+        spans = [(m.start(), m.end(), _key(m.group()), m.group().lower() in LINKING) for m in _WORD.finditer(sentence)]
+        for i, (start, _, key, _) in enumerate(spans):
+            missing = list(keys)
+            for j in range(i, len(spans)):
+                if spans[j][2] in missing:
+                    missing.remove(spans[j][2])
+                elif not spans[j][3] or j == i:
+                    break
+                if not missing:
+                    runs.append((j - i, sentence[start:spans[j][1]]))
+                    break
+    return min(runs)[1] if runs else answer
 
 
 def states(answer: str, passage: Passage) -> bool:
