@@ -5,8 +5,8 @@ The app holds a :class:`LivePipeline`, which answers with whichever pipeline is 
 :class:`Upgrade` thread checks memory, downloads (``presets.hub.download``: pinned, resumable,
 sha256-checked; kept on the storage volume when the Space has one, ``AMBIGDEMO_STORAGE``; an index
 repository the Space mounts, ``AMBIGDEMO_INDEX_MOUNT``, is checked and read in place), loads the preset
-with the reader session already serving (built at start, not loaded twice) and switches. If memory is short, the hub unreachable or a file corrupt,
-the app stays on the embedded default and its notice says why.
+with the reader session already serving (built at start, not loaded twice) and switches. If memory is
+short, the hub unreachable or a file corrupt, the app stays on the embedded default and its notice says why.
 """
 
 from __future__ import annotations

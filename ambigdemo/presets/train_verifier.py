@@ -23,7 +23,7 @@ from ambigdemo.evaluation.readings import right
 from ambigdemo.files import replace_text
 from ambigdemo.stages.reader import LlmReader, MalformedOutput
 from ambigdemo.stages.question import Question
-from ambigdemo.stages.reader.verifier import FEATURES, Clue, Verifier, features, position
+from ambigdemo.stages.reader.verifier import FEATURES, Clue, Verifier, auc, features, fit, position
 from ambigdemo.stages.reader.verify import occurs_in
 from ambigdemo.text import normalize_answer
 from ambigdemo.types import Passage
@@ -125,6 +125,22 @@ def labelled(found: list[dict]) -> tuple[list[dict], list[int]]:
     """The features and labels of every candidate of ``found`` (:func:`featurize`)."""
     every = [c for r in found for c in r["candidates"]]
     return [c["features"] for c in every], [int(c["right"]) for c in every]
+
+
+def out_of_fold(found: list[dict], names: tuple[str, ...], folds: int = 5) -> float:
+    """AUC of every candidate of ``found`` (:func:`featurize`) scored by a fit of ``names`` on the other folds'
+    questions (questions dealt into ``folds`` after a seeded shuffle): how well such a fit carries to new questions."""
+    order = list(range(len(found)))
+    random.Random(0).shuffle(order)
+    scores, ys = [], []
+    for k in range(folds):
+        held = {q for i, q in enumerate(order) if i % folds == k}
+        fitted = fit(*labelled([r for q, r in enumerate(found) if q not in held]), names=names)
+        for q in held:
+            for c in found[q]["candidates"]:
+                scores.append(fitted.p(c["features"]))
+                ys.append(int(c["right"]))
+    return auc(scores, ys)
 
 
 def within(candidate: dict, passages: int, branch_passages: int) -> bool:

@@ -68,18 +68,20 @@ def in_own_words(answer: str, passage: Passage) -> str:
     keys = [_key(w) for w in _WORD.findall(answer) if w.lower() not in LINKING]
     if not keys:
         return answer
-    runs = []
+    runs = []  # (words after the first, the run's text)
     for sentence in split_sentences(titled(passage)):
-        spans = [(m.start(), m.end(), _key(m.group()), m.group().lower() in LINKING) for m in _WORD.finditer(sentence)]
-        for i, (start, _, key, _) in enumerate(spans):
+        words = [(m.start(), m.end(), _key(m.group()), m.group().lower() in LINKING) for m in _WORD.finditer(sentence)]
+        for i, (start, _, first, _) in enumerate(words):
+            if first not in keys:
+                continue
             missing = list(keys)
-            for j in range(i, len(spans)):
-                if spans[j][2] in missing:
-                    missing.remove(spans[j][2])
-                elif not spans[j][3] or j == i:
+            for length, (_, end, key, linking) in enumerate(words[i:]):
+                if key in missing:
+                    missing.remove(key)
+                elif not linking:
                     break
                 if not missing:
-                    runs.append((j - i, sentence[start:spans[j][1]]))
+                    runs.append((length, sentence[start:end]))
                     break
     return min(runs)[1] if runs else answer
 

@@ -10,14 +10,13 @@ fit on the 15 features and NAMES (comma-separated), with the reading and thresho
 for verifier-1.5b/replay.py.
 """
 import json
-import random
 import sys
 from dataclasses import replace
 from pathlib import Path
 
 from ambigdemo.config import VERIFIERS, Config
 from ambigdemo.pipeline import Pipeline
-from ambigdemo.presets.train_verifier import featurize, labelled, records
+from ambigdemo.presets.train_verifier import featurize, labelled, out_of_fold, records
 from ambigdemo.stages.reader.verifier import FEATURES, Verifier, auc, fit
 from ambigdemo.text import normalize_answer
 
@@ -42,27 +41,12 @@ rows, labels = labelled(train)
 dev_rows, dev_labels = labelled(with_checks(featurize(records(run / "dev.jsonl"), retriever, nlp)))
 
 
-def out_of_fold(names: tuple[str, ...], folds: int = 5) -> float:
-    """AUC of each train question's candidates scored by a fit on the other folds' questions."""
-    order = list(range(len(train)))
-    random.Random(0).shuffle(order)
-    scores, ys = [], []
-    for k in range(folds):
-        held = {q for i, q in enumerate(order) if i % folds == k}
-        fitted = fit(*labelled([r for q, r in enumerate(train) if q not in held]), names=names)
-        for q in held:
-            for c in train[q]["candidates"]:
-                scores.append(fitted.p(c["features"]))
-                ys.append(int(c["right"]))
-    return auc(scores, ys)
-
-
 print(f"train: {len(labels)} candidates, {sum(labels)} right; dev: {len(dev_labels)} candidates, {sum(dev_labels)} right\n")
 print("| scorer | dev AUC | train, 5-fold out of fold |\n|---|---|---|")
 for name, extra in (("the 15 features (assets/verifier-1.5b.json's fit)", ()), ("the 15 + yes", ("yes",)),
                     ("the 15 + listwise", ("listwise",)), ("the 15 + yes + listwise", ("yes", "listwise"))):
     fitted = fit(rows, labels, names=FEATURES + extra)
-    print(f"| {name} | {auc([fitted.p(r) for r in dev_rows], dev_labels):.3f} | {out_of_fold(FEATURES + extra):.3f} |")
+    print(f"| {name} | {auc([fitted.p(r) for r in dev_rows], dev_labels):.3f} | {out_of_fold(train, FEATURES + extra):.3f} |")
 for check in ("yes", "listwise"):
     print(f"| {check} alone | {auc([r[check] for r in dev_rows], dev_labels):.3f} | {auc([r[check] for r in rows], labels):.3f} (no fit) |")
 below = [(r, y) for r, y in zip(dev_rows, dev_labels) if r["rank"] > 0]

@@ -6,14 +6,13 @@ Usage: AMBIGDEMO_READER_MODEL=1.5b PYTHONPATH=. python docs/experiments/verifier
 """
 import json
 import math
-import random
 import sys
 from dataclasses import replace
 from pathlib import Path
 
 from ambigdemo.config import VERIFIERS, Config
 from ambigdemo.pipeline import Pipeline
-from ambigdemo.presets.train_verifier import featurize, labelled, records
+from ambigdemo.presets.train_verifier import featurize, labelled, out_of_fold, records
 from ambigdemo.stages.reader.verifier import FEATURES, Verifier, auc, fit
 
 run = Path(sys.argv[1])
@@ -42,27 +41,12 @@ rows, labels = labelled(train)
 dev_rows, dev_labels = labelled(with_nli(featurize(records(run / "dev.jsonl"), retriever, nlp)))
 
 
-def out_of_fold(names: tuple[str, ...], folds: int = 5) -> float:
-    """AUC of each train question's candidates scored by a fit on the other folds' questions."""
-    order = list(range(len(train)))
-    random.Random(0).shuffle(order)
-    scores, ys = [], []
-    for k in range(folds):
-        held = {q for i, q in enumerate(order) if i % folds == k}
-        fitted = fit(*labelled([r for q, r in enumerate(train) if q not in held]), names=names)
-        for q in held:
-            for c in train[q]["candidates"]:
-                scores.append(fitted.p(c["features"]))
-                ys.append(int(c["right"]))
-    return auc(scores, ys)
-
-
 print(f"train: {len(labels)} candidates, {sum(labels)} right; dev: {len(dev_labels)} candidates, {sum(dev_labels)} right\n")
 print("| scorer | dev AUC | train, 5-fold out of fold |\n|---|---|---|")
-print(f"| the 15 features (assets/verifier-1.5b.json's fit) | {auc([fit(rows, labels, names=FEATURES).p(r) for r in dev_rows], dev_labels):.3f} | {out_of_fold(FEATURES):.3f} |")
+print(f"| the 15 features (assets/verifier-1.5b.json's fit) | {auc([fit(rows, labels, names=FEATURES).p(r) for r in dev_rows], dev_labels):.3f} | {out_of_fold(train, FEATURES):.3f} |")
 for form in forms:
     fitted = fit(rows, labels, names=FEATURES + (form,))
-    print(f"| the 15 + NLI {form} | {auc([fitted.p(r) for r in dev_rows], dev_labels):.3f} | {out_of_fold(FEATURES + (form,)):.3f} |")
+    print(f"| the 15 + NLI {form} | {auc([fitted.p(r) for r in dev_rows], dev_labels):.3f} | {out_of_fold(train, FEATURES + (form,)):.3f} |")
 for form in forms:
     print(f"| NLI {form} alone | {auc([r[form] for r in dev_rows], dev_labels):.3f} | {auc([r[form] for r in rows], labels):.3f} (no fit) |")
 below = [(r, y) for r, y in zip(dev_rows, dev_labels) if r["rank"] > 0]
