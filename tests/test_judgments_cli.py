@@ -178,3 +178,23 @@ def test_check_lists_and_repairs_criteria_a_v1_database_stored_on_skips(tmp_path
         ("vote", "A", "A"), ("skip", None, None), ("both_bad", None, None), ("vote", "B", "B")]
     clean = cli(tmp_path, "check")
     assert clean.returncode == 0 and "0 of 4 judgments" in clean.stdout
+
+
+def test_check_reports_a_vote_without_a_label_instead_of_crashing(data_dir: Path) -> None:
+    """A vote row whose overall label is missing (a hand edit, a broken import) crashed `check` with a
+    traceback (`ValueError: a vote needs a label on overall`); it is an inconsistent row like any other."""
+    db = data_dir / "judgments.sqlite"
+    broken = next(r for r in stored_rows(db) if r["verdict"] == "vote")
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE judgments SET overall = NULL WHERE id = ?", (broken["id"],))
+    found = cli(data_dir, "check")
+    assert found.returncode == 1, found.stderr
+    assert "Traceback" not in found.stderr
+    assert f"{broken['id']}" in found.stdout and "a vote needs a label on overall" in found.stdout
+    assert "1 of 40 judgments are inconsistent" in found.stdout
+    listed = [json.loads(line) for line in cli(data_dir, "check", "--json").stdout.splitlines()]
+    assert [(x["id"], x["problems"]) for x in listed] == [(broken["id"], ["a vote needs a label on overall"])]
+    repaired = cli(data_dir, "check", "--repair")
+    assert repaired.returncode == 1, repaired.stderr
+    assert "1 cannot be repaired by clearing labels" in repaired.stdout
+    assert [r["overall"] for r in stored_rows(db) if r["id"] == broken["id"]] == [None], "a vote is not rewritten"

@@ -332,28 +332,34 @@ def _import(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     """Exit 0 when every stored judgment is consistent (or was repaired), 1 when some are not."""
-    from ambigdemo.judging import exports
     from ambigdemo.judging.judgment import utc_now
 
     store = _open(args)
     found = store.inconsistent()
-    for j, problems in found:
+    for row, problems in found:
         if args.json:
-            print(json.dumps({"id": j.id, "created_at": j.created_at, "annotator": j.annotator,
-                              "question": j.question, "verdict": j.verdict, "problems": problems}, ensure_ascii=False))
+            print(json.dumps({"id": row["id"], "created_at": row["created_at"], "annotator": row["annotator"],
+                              "question": row["question"], "verdict": row["verdict"], "problems": problems},
+                             ensure_ascii=False))
         else:
-            print(f"{j.id}  {j.created_at[:19]}  {j.annotator}  {'; '.join(problems)}")
+            print(f"{row['id']}  {str(row['created_at'])[:19]}  {row['annotator']}  {'; '.join(problems)}")
     if not args.json:
-        print(f"{len(found)} of {store.count()} judgments store criteria their verdict does not collect")
+        print(f"{len(found)} of {store.count()} judgments are inconsistent: criteria their verdict does not "
+              "collect, or a vote missing one")
     if not found or not args.repair:
         return 1 if found else 0
+    out = sys.stderr if args.json else sys.stdout
     stamp = utc_now()[:19].replace(":", "")
     backup = args.backup or _db_path(args).with_name(f"{_db_path(args).stem}-before-repair-{stamp}.jsonl")
-    exports.write([j for j, _ in found], backup, "jsonl")
+    backup.parent.mkdir(parents=True, exist_ok=True)
+    backup.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row, _ in found), encoding="utf-8")
     cleared = store.clear_uncollected_labels()
-    print(f"repaired {cleared}: their labels are cleared; the rows as they were are in {backup}",
-          file=sys.stderr if args.json else sys.stdout)
-    return 0
+    print(f"repaired {cleared}: their labels are cleared; the rows as they were are in {backup}", file=out)
+    left = len(found) - cleared
+    if left:
+        print(f"{left} cannot be repaired by clearing labels (a vote missing a criterion): judge those pairs "
+              "again, or delete the rows listed above", file=out)
+    return 1 if left else 0
 
 
 def _reset(args: argparse.Namespace) -> int:

@@ -27,6 +27,7 @@ import uuid
 from collections.abc import Iterable, Iterator
 from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 from ambigdemo.judging.judgment import COLUMNS, CRITERIA, CRITERIA_LABELS, VERDICTS, Judgment, utc_now
 
@@ -240,9 +241,19 @@ class JudgmentStore:
                     skipped += 1
         return added, skipped
 
-    def inconsistent(self) -> list[tuple[Judgment, list[str]]]:
-        """Judgments whose stored criteria disagree with their verdict, with what is wrong."""
-        return [(j, problems) for j in self.iter_all() if (problems := j.problems())]
+    def inconsistent(self) -> list[tuple[dict[str, Any], list[str]]]:
+        """Stored rows whose criteria disagree with their verdict, or that do not read as a judgment at all
+        (a vote missing a criterion), each as stored with what is wrong."""
+        found = []
+        for row in self._conn().execute("SELECT * FROM judgments ORDER BY rowid"):
+            row = dict(row)
+            try:
+                problems = _from_sql(row).problems()
+            except ValueError as exc:
+                problems = [str(exc)]
+            if problems:
+                found.append((row, problems))
+        return found
 
     def clear_uncollected_labels(self) -> int:
         """Set to NULL the criteria stored on skips and both-bad verdicts; returns how many rows changed."""
@@ -287,7 +298,7 @@ def _insert(conn: sqlite3.Connection, j: Judgment, or_ignore: bool) -> bool:
         raise DuplicateJudgment(f"judgment conflicts with a stored one: {exc}") from exc
 
 
-def _from_sql(row: sqlite3.Row) -> Judgment:
+def _from_sql(row: sqlite3.Row | dict[str, Any]) -> Judgment:
     return Judgment.from_dict(dict(row))
 
 
