@@ -91,9 +91,16 @@ def test_a_study_from_prediction_files_to_agreement(tmp_path: Path) -> None:
     bad = cli(data, "systems", "add", "broken", str(right))
     assert bad.returncode == 2 and "give the question set" in bad.stderr
     assert "stored:right\t3 answers" in cli(data, "systems", "list").stdout
+    for systems, unknown in (("full,nosuch", "'nosuch'"), ("stored:right,stored:nosuch", "'stored:nosuch'")):
+        refused = cli(data, "study", "create", "s0", "--systems", systems, "--questions", str(gold))
+        assert refused.returncode == 2, refused.stdout
+        assert f"unknown system {unknown}" in refused.stderr
+        assert "full, evidence, top-passage, k4, stored:right, stored:wrong" in refused.stderr, refused.stderr
+    assert not (data / "studies" / "s0.json").exists()
     done = cli(data, "study", "create", "s1", "--systems", "stored:right,stored:wrong", "--questions", str(gold),
                "--per-pair", "2", "--attention", "0")
     assert done.returncode == 0, done.stderr
+    assert "no attention checks (--attention 0)" in done.stdout and "0 questions" not in done.stdout
     store = JudgmentStore(data / "judgments.sqlite")
     for annotator, choice in (("ann1", "right"), ("ann2", "right")):
         for _, q, _ in questions:

@@ -184,15 +184,17 @@ def _study_create(args: argparse.Namespace) -> int:
     from ambigdemo.judging.arena import Arena
     from ambigdemo.judging.predictions import load_questions
     from ambigdemo.judging.study import Study
-    from ambigdemo.judging.systems import SpecError, parse_specs
+    from ambigdemo.judging.systems import SpecError, check_specs, parse_specs
 
     config = _config()
     try:
+        check_specs(parse_specs(args.systems), config.data_dir)
         study = Study(args.name, parse_specs(args.systems), load_questions(args.questions), args.per_pair,
                       args.attention, args.min_read)
         if all(s.startswith("stored:") for s in study.systems):
             arena = Arena.from_study(None, study, config.data_dir)  # checks the systems cover the questions
-            print(f"{len(arena.checks)} questions can hold an attention check")
+            print(f"{len(arena.checks)} questions can hold an attention check" if study.attention_share
+                  else "no attention checks (--attention 0)")
         path = study.save(config.studies_dir)
     except SpecError as exc:
         return _failed(exc)

@@ -258,6 +258,33 @@ def stored_path(name: str, data_dir: str | os.PathLike | None = None) -> Path:
                     f"(or give one: {STORED_PREFIX}{name}=PATH)")
 
 
+def known_systems(data_dir: str | os.PathLike | None = None) -> list[str]:
+    """Every system a study can name: the pipeline variants, then each ``stored:NAME`` with a file."""
+    folders = ([Path(data_dir) / "systems"] if data_dir else []) + [ROOT / "assets" / "systems"]
+    stored = sorted({p.stem for folder in folders if folder.is_dir() for p in folder.glob("*.jsonl")})
+    return [*VARIANTS, *(f"{STORED_PREFIX}{name}" for name in stored)]
+
+
+def check_specs(specs: Sequence[str], data_dir: str | os.PathLike | None = None) -> None:
+    """Raise :class:`SpecError` naming the systems that exist if a spec names none of them (checked
+    without loading the pipeline or the answers)."""
+    for spec in specs:
+        if spec.startswith(STORED_PREFIX):
+            name, _, path = spec[len(STORED_PREFIX):].partition("=")
+            if path.strip() and Path(path.strip()).is_file():
+                continue
+            if not path.strip() and name.strip() and _STORED_NAME.match(name.strip()):
+                try:
+                    stored_path(name.strip(), data_dir)
+                    continue
+                except SpecError:
+                    pass
+        elif spec in VARIANTS:
+            continue
+        raise SpecError(f"unknown system {spec!r}; the systems are: {', '.join(known_systems(data_dir))} "
+                        f"(import your own with `judgments systems add NAME FILE`)")
+
+
 def load_systems(pipeline: "Pipeline | None", specs: str | Sequence[str] | None = None,
                  data_dir: str | os.PathLike | None = None) -> dict[str, System]:
     """Systems by name, in spec order. Needs at least two; pipeline variants need ``pipeline``."""
