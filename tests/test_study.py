@@ -96,11 +96,16 @@ def test_save_system_replaces_the_file_whole(tmp_path: Path, gold_file: Path) ->
     assert loaded["stored:a"].covers("who won the WORLD cup?")
 
 
-def _two_systems(tmp_path: Path) -> dict:
+def _two_systems(tmp_path: Path, readings: int = 1) -> dict:
+    """Two stored systems answering every GOLD question; with ``readings`` 2, each answer lists a
+    second interpretation, named in a sentence of its own."""
     folder = tmp_path / "systems"
     for name, tag in (("mine", "Mine"), ("theirs", "Theirs")):
-        rows = [{"question": g["question"], "paragraph": f"{LONG} In short: {tag}.",
-                 "interpretations": [{"question": g["question"], "answer": tag}]} for g in GOLD]
+        second = f" Read the other way, it is {tag} Two." if readings > 1 else ""
+        rows = [{"question": g["question"], "paragraph": f"{LONG} In short: {tag}.{second}",
+                 "interpretations": [{"question": g["question"], "answer": tag},
+                                     {"question": "Read the other way?", "answer": f"{tag} Two"}][:readings]}
+                for g in GOLD]
         folder.mkdir(exist_ok=True)
         (folder / f"{name}.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
     return load_systems(None, ["stored:mine", "stored:theirs"], tmp_path)
@@ -139,42 +144,66 @@ def load_study_pool(study: Study):
     return Pool.from_questions([q.question for q in study.questions])
 
 
+def _check_vote(pair, annotator: str, comprehensiveness: str) -> Judgment:
+    return Judgment.new(question=pair.question, system_a=pair.system_a, system_b=pair.system_b, answer_a="{}",
+                        answer_b="{}", annotator=annotator, comprehensiveness=comprehensiveness, fluency="tie",
+                        overall="tie", started_at="2026-01-01T00:00:00+00:00", created_at="2026-01-01T00:00:30+00:00")
+
+
 def test_attention_checks_and_quality_flags(tmp_path: Path, gold_file: Path) -> None:
     study = _study(gold_file, per_pair=1, attention_share=0.99)
-    arena = Arena(_two_systems(tmp_path), load_study_pool(study), study=study)
+    arena = Arena(_two_systems(tmp_path, readings=2), load_study_pool(study), study=study)
     assert len(arena.checks) == 3
     store = JudgmentStore(tmp_path / "j.sqlite")
     rng = random.Random(3)
     check = arena.next_pair("careless", store, rng)
     assert {check.system_a, check.system_b} == {FULL, SHORT}
     full, short = arena.answer(FULL, check.question), arena.answer(SHORT, check.question)
-    assert full.paragraph.endswith("In short: Mine.") and len(short.paragraph.split()) < len(full.paragraph.split())
-    assert len(short.interpretations) <= 1
-    for annotator, picks_full in (("careless", False), ("careful", True)):
+    assert [i["answer"] for i in full.interpretations] == ["Mine", "Mine Two"]
+    assert [i["answer"] for i in short.interpretations] == ["Mine"], "the copy covers fewer interpretations"
+    assert short.paragraph == f"{LONG} In short: Mine.", "it ends on a whole sentence, not on '…'"
+    assert {arena.shown_name(s, check.question) for s in (FULL, SHORT)} == {"stored:mine"}, "revealed as any pair"
+    for annotator, vote in (("careless", "copy"), ("fair-looking", "tie"), ("careful", "full")):
         for _ in range(3):
             pair = arena.next_pair(annotator, store, rng)
             if pair is None or FULL not in (pair.system_a, pair.system_b):
                 continue
             good = "A" if pair.system_a == FULL else "B"
-            store.add(_vote(pair, annotator, good if picks_full else {"A": "B", "B": "A"}[good]))
+            store.add(_check_vote(pair, annotator, {"full": good, "tie": "tie", "copy": {"A": "B", "B": "A"}[good]}[vote]))
     reports = {r.annotator: r for r in annotator_reports(store.iter_all(), min_read_s=60)}
     assert reports["careless"].attention_passed == 0 and reports["careless"].attention_total == 3
     assert any("attention" in f for f in reports["careless"].flags)
+    assert reports["fair-looking"].attention_passed == 0, "a tie is no fair verdict where one side lists fewer readings"
     assert reports["careful"].attention_passed == 3
     assert any("reading time 30 s" in f for f in reports["careful"].flags)
     board = compute_leaderboard(store.iter_all(), rounds=0)
     assert all(not s.system.startswith("check:") for s in board.systems)
 
 
+def test_a_one_reading_answer_is_never_an_attention_check(tmp_path: Path, gold_file: Path) -> None:
+    """Issue 47: a check built from a one-reading answer ("Who discovered penicillin? -> Alexander
+    Fleming") showed the same tick on both sides, and the annotator who fairly chose tie failed 4 of 4."""
+    study = _study(gold_file, per_pair=1, attention_share=0.99)
+    arena = Arena(_two_systems(tmp_path, readings=1), load_study_pool(study), study=study)
+    assert arena.checks == []
+    store = JudgmentStore(tmp_path / "j.sqlite")
+    pair = arena.next_pair("ann", store, random.Random(3))
+    assert FULL not in (pair.system_a, pair.system_b) and SHORT not in (pair.system_a, pair.system_b)
+
+
 @pytest.mark.parametrize("paragraph, interpretations, eligible", [
-    (f"{LONG} In short: Mine.", [{"question": "q?", "answer": "Mine"}], True),  # the cut copy loses the answer
-    (f"Mine says {LONG}", [{"question": "q?", "answer": "Mine"}], False),  # it keeps it: a tie is fair
-    (f"Mine says {LONG}", [{"question": "q?", "answer": "Mine"}, {"question": "q2?", "answer": "Yours"}], True),
+    (f"{LONG} In short: Mine.", [{"question": "q?", "answer": "Mine"}], False),  # one reading: a tie is fair
+    (f"Mine says {LONG}", [{"question": "q?", "answer": "Mine"}], False),
+    (f"Mine says {LONG} Yours is the other.",
+     [{"question": "q?", "answer": "Mine"}, {"question": "q2?", "answer": "Yours"}], True),
+    (f"Mine and Yours say {LONG}",  # every sentence names the second answer: the copy would still name it
+     [{"question": "q?", "answer": "Mine"}, {"question": "q2?", "answer": "Yours"}], False),
     ("I don't know: the passages I read do not say who sings it, so I cannot answer this question.", [], False),
-    ("Mine.", [{"question": "q?", "answer": "Mine"}, {"question": "q2?", "answer": "Yours"}], False),  # too short
+    ("Mine. Yours.", [{"question": "q?", "answer": "Mine"}, {"question": "q2?", "answer": "Yours"}], False),  # too short
 ])
 def test_an_attention_check_needs_a_cut_copy_that_is_clearly_worse(paragraph, interpretations, eligible) -> None:
-    """Issue 34: an "I don't know" answer against its cut copy made a fair tie fail the check."""
+    """Issues 34 and 47: a check whose cut copy is no worse (an "I don't know" answer, a one-reading
+    answer) made a fair tie fail; the copy must list fewer interpretations and name none it dropped."""
     answer = SystemAnswer("stored:mine", "Who sings it?", paragraph, interpretations, [])
     assert eligible_for_check(answer) is eligible
 

@@ -189,7 +189,7 @@ def test_hostile_imported_answer_is_escaped(tmp_path, store, stored_specs):
     assert "&lt;iframe src=javascript:alert(3)&gt;" in html
     # Checkbox labels are plain text (Gradio renders them as text nodes), kept verbatim and short.
     assert interpretation_choices(evil) == [("1. <b onmouseover=alert(2)>q</b> → </label><script>x()</script>", 0)]
-    assert "<script" not in reveal_html({"system_a": "<script>", "system_b": "b"}, "<img src=x>")
+    assert "<script" not in reveal_html("<script>", "b", "<img src=x>")
     # A judgment with the hostile answer and comment is stored verbatim (escaped only when shown).
     arena = Arena({**load_systems(None, stored_specs[:2]),
                    "stored:evil": StoredSystem.load("evil", path)}, Pool.from_questions(QUESTIONS[:1]))
@@ -222,7 +222,8 @@ def test_judge_rules_and_idempotency(tmp_path, stored_specs):
     assert json.loads(first.answer_a)["system"] == state["pair"]["system_a"]
     kind, message, again = session.judge("ann", state, "vote", [], [], "B", "B", "B")  # double click
     assert kind == "repeat" and again.id == first.id and store.count() == 1
-    assert message == "Judgment saved. Saved once: repeated submissions of this pair are ignored."
+    assert message == ("Judgment saved. You have given 1 verdict today (daily cap 2). "
+                       "Saved once: repeated submissions of this pair are ignored.")
     # The same pair shown again (new client_key) is refused by the store.
     fresh = session.new_state(arena.next_pair("ann", store, session.rng))
     fresh["pair"] = state["pair"]

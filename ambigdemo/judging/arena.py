@@ -98,6 +98,10 @@ class Arena:
     def min_read_s(self) -> float:
         return self.study.min_read_s if self.study else 0.0
 
+    def shown_name(self, system: str, question: str) -> str:
+        """The name a reveal gives ``system``: both sides of an attention check are its base system's answer."""
+        return studies.check_base(question, self.systems) if system in (studies.FULL, studies.SHORT) else system
+
     def mark_identical(self, pair: Pair) -> None:
         """Never draw this pair again, for anyone: its systems answer it word for word alike."""
         with self._lock:

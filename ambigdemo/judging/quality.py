@@ -2,7 +2,8 @@
 
 Per annotator, from their counted judgments:
 
-* attention checks passed: the full answer preferred ``overall`` over its cut copy (a tie fails);
+* attention checks passed: the full answer preferred on comprehensiveness over its cut copy, which
+  lists fewer interpretations (a tie fails; :mod:`ambigdemo.judging.study`);
 * median reading time: seconds from the pair being shown (``started_at``) to the verdict;
 * left share: how often their decided ``overall`` vote went to the left side;
 * outlier p-value, as Chatbot Arena flags anomalous users (Chiang et al. 2024, section 5.3): each
@@ -23,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
 from ambigdemo.judging.agreement import is_attention, label
-from ambigdemo.judging.study import FULL
+from ambigdemo.judging.study import CHECK_CRITERION, FULL
 from ambigdemo.judging.judgment import Judgment
 
 MIN_ATTENTION_PASS = 0.8
@@ -55,10 +56,12 @@ def seconds(j: Judgment) -> float | None:
     return (datetime.fromisoformat(j.created_at) - datetime.fromisoformat(j.started_at)).total_seconds()
 
 
-def _winner(j: Judgment) -> str | None:
-    if j.verdict != "vote" or j.overall == "tie":
+def _winner(j: Judgment, criterion: str = "overall") -> str | None:
+    """The system ``j`` prefers on ``criterion``; ``None`` for a tie or a verdict that is no vote."""
+    choice = getattr(j, criterion) if j.verdict == "vote" else None
+    if choice not in ("A", "B"):
         return None
-    return j.system_a if j.overall == "A" else j.system_b
+    return j.system_a if choice == "A" else j.system_b
 
 
 def _outlier_p(mine: list[Judgment], others: list[Judgment]) -> float | None:
@@ -91,7 +94,7 @@ def annotator_reports(judgments: Iterable[Judgment], min_read_s: float = 0.0) ->
     out = []
     for annotator, theirs in by_annotator.items():
         checks = [j for j in theirs if is_attention(j)]
-        passed = sum(_winner(j) == FULL for j in checks)
+        passed = sum(_winner(j, CHECK_CRITERION) == FULL for j in checks)
         times = [s for s in map(seconds, theirs) if s is not None]
         decided = [j for j in theirs if not is_attention(j) and _winner(j)]
         left = sum(_winner(j) == j.left_is for j in decided) / len(decided) if decided else None

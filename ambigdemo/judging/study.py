@@ -6,8 +6,12 @@ answers (so automatic metrics can sit beside the human judgments) and its parame
 * ``per_pair``: the target number of judgments per (question, two systems) pair; 2 or more gives
   the overlap that agreement needs. Assignment fills the least-judged pairs first.
 * ``attention_share``: the share of assignments that are attention checks: one of the study's
-  answers against a copy cut to its first half and stripped of all but one interpretation. The
-  full answer is the known better side; an annotator who prefers the cut copy fails the check.
+  answers that lists two or more interpretations, beside a copy that keeps only its first
+  interpretation and the paragraph's sentences naming none of the others. The copy is clearly
+  worse on comprehensiveness (it covers fewer interpretations), so the check is passed by
+  preferring the full answer there; a tie, or preferring the copy, fails. A check looks like any
+  other pair: the copy ends on a whole sentence, and the reveal names the answer's system on both
+  sides.
 * ``min_read_s``: seconds between both answers being shown and a verdict being accepted.
 
 Assignment (:func:`assign`) gives an annotator only pairs they have not judged, never shows other
@@ -25,11 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ambigdemo.corpus import split_sentences
 from ambigdemo.files import replace_text
 from ambigdemo.judging.agreement import ATTENTION_PREFIX
 from ambigdemo.judging.predictions import GoldQuestion, check_name
 from ambigdemo.judging.judgment import pair_id, utc_now
 from ambigdemo.judging.systems import Pair, SpecError, System, SystemAnswer, candidate_pairs, question_key
+from ambigdemo.text import mentions
 
 if TYPE_CHECKING:
     from ambigdemo.judging.store import JudgmentStore
@@ -37,6 +43,7 @@ if TYPE_CHECKING:
 FULL = ATTENTION_PREFIX + "full"
 SHORT = ATTENTION_PREFIX + "short"
 MIN_CHECK_WORDS = 12
+CHECK_CRITERION = "comprehensiveness"  # the criterion on which a check's cut copy is clearly worse
 
 
 @dataclass(frozen=True)
@@ -94,10 +101,12 @@ def study_path(name: str, folder: str | os.PathLike) -> Path:
 
 
 def shortened(answer: SystemAnswer) -> SystemAnswer:
-    """The attention check's worse side: the first half of the paragraph, at most one interpretation."""
-    words = answer.paragraph.split()
-    return SystemAnswer(SHORT, answer.question, " ".join(words[: max(1, len(words) // 2)]) + " …",
-                        answer.interpretations[:1], answer.passages)
+    """The attention check's worse side: the first interpretation only, and the paragraph's sentences
+    that name none of the others (its first sentence if every one does)."""
+    dropped = [i["answer"] for i in answer.interpretations[1:]]
+    sentences = split_sentences(answer.paragraph)
+    kept = [s for s in sentences if not any(mentions(s, a) for a in dropped)] or sentences[:1]
+    return SystemAnswer(SHORT, answer.question, " ".join(kept), answer.interpretations[:1], answer.passages)
 
 
 def check_base(question: str, systems: Mapping[str, System]) -> str | None:
@@ -134,15 +143,11 @@ def _oriented(question: str, x: str, y: str, left: Mapping[str, int], rng: rando
 
 
 def eligible_for_check(answer: SystemAnswer) -> bool:
-    """Whether the cut copy of ``answer`` is clearly worse, so that preferring it, or a tie, fails.
-
-    The answer must be long enough and the copy must lose an answer it gives: a second interpretation,
-    or the only one's answer, which the paragraph states only in the half that is cut. An answer that
-    gives none ("I don't know ...") is no check: its cut copy is no worse, and a tie is fair.
-    """
-    if len(answer.paragraph.split()) < MIN_CHECK_WORDS or not answer.interpretations:
+    """Whether the cut copy of ``answer`` is clearly worse on comprehensiveness, so that a tie or
+    preferring it fails: the answer is long enough and lists two or more interpretations, and the copy
+    names only the first. A one-interpretation answer is no check: both sides tick the same reading,
+    and a tie is fair."""
+    if len(answer.paragraph.split()) < MIN_CHECK_WORDS or len(answer.interpretations) < 2:
         return False
-    if len(answer.interpretations) >= 2:
-        return True
-    said = answer.interpretations[0]["answer"].casefold()
-    return said in answer.paragraph.casefold() and said not in shortened(answer).paragraph.casefold()
+    short = shortened(answer)
+    return not any(mentions(short.paragraph, i["answer"]) for i in answer.interpretations[1:])

@@ -179,13 +179,13 @@ def status_html(message: str, kind: str = "warn") -> str:
     return f'<div class="cmp-status cmp-{kind}" data-testid="compare-status">{escape(message)}</div>'
 
 
-def reveal_html(pair: dict[str, Any], message: str, kind: str = "ok") -> str:
+def reveal_html(system_a: str, system_b: str, message: str, kind: str = "ok") -> str:
     """The store's message and which system wrote each side."""
     return (
         f'<div class="cmp-status cmp-{kind}" data-testid="compare-status">{escape(message)}'
         f'<div class="cmp-reveal" data-testid="reveal">Answer A was <code data-testid="system-a">'
-        f'{escape(pair["system_a"])}</code>; answer B was <code data-testid="system-b">'
-        f'{escape(pair["system_b"])}</code>. Press “Next pair” for another.</div></div>'
+        f'{escape(system_a)}</code>; answer B was <code data-testid="system-b">'
+        f'{escape(system_b)}</code>. Press “Next pair” for another.</div></div>'
     )
 
 
@@ -299,7 +299,7 @@ class CompareSession:
         with self._lock:
             self.unfinished.pop(state["client_key"], None)
         if not created:
-            return "repeat", f"{SAVED[stored.verdict]}. {REPEATED}", stored
+            return "repeat", f"{SAVED[stored.verdict]}{self.today(annotator)} {REPEATED}", stored
         return "saved", SAVED[verdict] + self.today(annotator), stored
 
     def today(self, annotator: str) -> str:
@@ -464,7 +464,9 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
             if kind == "rejected":
                 still = current is not None and not current.get("done") and session.complete(current)
                 return [current, skipped_ids, *enable(still), status_html(message)]
-            return [current, skipped_ids, *enable(False), reveal_html(current["pair"], message)]
+            pair = current["pair"]
+            names = (session.arena.shown_name(pair[side], pair["question"]) for side in ("system_a", "system_b"))
+            return [current, skipped_ids, *enable(False), reveal_html(*names, message)]
 
         return fn
 
