@@ -214,3 +214,15 @@ def test_a_pipeline_loaded_beside_another_shares_its_reader_session_only_for_the
     other = Pipeline.load(replace(config, reader_model="1.5b"), share=pipeline)
     assert other.reader_name != pipeline.reader_name
     assert other.generator is not pipeline.generator and other.generator.folder == reader_15b
+
+
+def test_the_apps_reader_does_not_name_the_subject_again_in_its_paragraph(pipeline, reader_15b):
+    """Issue 47: the 1.5B copied its fact's aside into the paragraph: "William Shakespeare wrote Hamlet,
+    often shortened to Hamlet, a tragedy ..."."""
+    from dataclasses import replace
+
+    from ambigdemo.pipeline import Pipeline
+
+    result = Pipeline.load(replace(pipeline.config, reader_model="1.5b"), share=pipeline).ask("Who wrote Hamlet?")
+    assert [i.answer for i in result.interpretations] == ["William Shakespeare"]
+    assert "Shakespeare" in result.paragraph and result.paragraph.count("Hamlet") == 1, result.paragraph

@@ -13,6 +13,7 @@ from ambigdemo.stages.retrieve import Retriever
 from ambigdemo.stages.rewrite import Rewriter, check_rewrite, edit_of
 from ambigdemo.stages.summarize import (
     CITATION, Draft, Summarizer, check_paragraph, check_written, degenerate, evidence_paragraph, loops, split_sentences,
+    without_repeated_names,
 )
 from ambigdemo.text import mentions, normalize_answer
 from ambigdemo.types import Answer, Edit, Interpretation, Passage
@@ -414,6 +415,18 @@ def test_each_written_sentence_names_its_answer_and_cites_its_passage(pipeline, 
 )
 def test_degenerate_sentences_are_rejected(sentence, why):
     assert degenerate(CITATION.sub("", sentence)) == why
+
+
+@pytest.mark.parametrize("written, shown", [
+    ("William Shakespeare wrote Hamlet, often shortened to Hamlet, a tragedy written sometime between 1599 and 1601",
+     "William Shakespeare wrote Hamlet, a tragedy written sometime between 1599 and 1601"),
+    ("Albert Einstein was born in Ulm, Germany, in 1879", "Albert Einstein was born in Ulm, Germany, in 1879"),
+    ("Pretoria, the executive capital, hosts the government", "Pretoria, the executive capital, hosts the government"),
+    ("The Nile, the Nile River, is long", "The Nile, the Nile River, is long"),  # it names something new
+])
+def test_an_aside_that_names_the_subject_again_is_left_out(written, shown):
+    """Issue 47: the paragraph named the question's subject again as if it were new."""
+    assert without_repeated_names(written) == shown
 
 
 def test_a_looping_paragraph_never_passes_the_check(ambiguous):

@@ -163,6 +163,25 @@ def loops(text: str) -> bool:
     return False
 
 
+APPOSITIVE_WORDS = 6  # an aside between commas this short adds a name or nothing
+NAME_WORD = re.compile(r"\b[A-Z][\w'’-]*")
+
+
+def without_repeated_names(text: str) -> str:
+    """``text`` less each short aside between commas whose names were all said before it ("William
+    Shakespeare wrote Hamlet, often shortened to Hamlet, a tragedy ..." -> "William Shakespeare wrote
+    Hamlet, a tragedy ..."): the writer copies such asides from its fact, and the paragraph then
+    names the question's subject as if it were new. An aside naming something new stays."""
+    parts = text.split(",")
+    kept = [parts[0]]
+    for part in parts[1:-1]:
+        names = set(NAME_WORD.findall(part))
+        if names and len(part.split()) <= APPOSITIVE_WORDS and names <= set(NAME_WORD.findall(",".join(kept))):
+            continue
+        kept.append(part)
+    return ",".join(kept + parts[-1:]) if len(parts) > 1 else text
+
+
 def degenerate(text: str) -> str | None:
     """Why a written text is no sentence a person would keep: it repeats itself, runs on, or has placeholders."""
     if len(text.split()) > MAX_SENTENCE_WORDS:
@@ -218,7 +237,7 @@ class Summarizer:
             text = ""
             for text in self.write(fact, interp.question, interp.answer):
                 yield Draft(" ".join(done), pending=text)
-            sentence = f"{text.strip().rstrip('.')} {refs}."
+            sentence = f"{without_repeated_names(text.strip()).rstrip('.')} {refs}."
             if refs and check_written(sentence, interp, interpretations, passages) is None:
                 written += 1
             else:
