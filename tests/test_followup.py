@@ -138,3 +138,21 @@ def test_a_first_question_whose_pronoun_refers_to_nothing_gets_a_note():
     assert lonely.note.startswith("“he” refers to nothing earlier in this conversation")
     assert FollowUps().standalone("Who wrote Hamlet?", []).note == ""
     assert FollowUps().standalone("When was he born?", [Turn("Who wrote Hamlet?", ["William Shakespeare"])]).note == ""
+
+
+@pytest.mark.parametrize("asked, answerable", [
+    ("When was he born?", False),  # issue 47: answered with readings about people the user never named
+    ("What is its capital?", False),
+    ("When was it built?", False),
+    ("When did they split up?", False),
+    ("Who wrote it?", True),  # an object pronoun: answered as typed, with the note
+    ("Who played him in Gandhi?", True),
+    ("Who wrote Hamlet?", True),
+])
+def test_a_first_question_whose_subject_is_only_a_pronoun_is_not_answered(asked, answerable):
+    lonely = FollowUps().standalone(asked, [])
+    assert lonely.answerable is answerable
+    assert bool(lonely.note) is (asked != "Who wrote Hamlet?")
+    if not answerable:
+        assert "there is no one to answer about" in lonely.note and "naming who or what you mean" in lonely.note
+    assert FollowUps().standalone(asked, [Turn("Who wrote Hamlet?", ["William Shakespeare"])]).answerable

@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from ambigdemo.files import replace_text
     from ambigdemo.pipeline import Pipeline, QuestionError, clean_question
     from ambigdemo.runtimes.index import ArtifactError
-    from ambigdemo.types import Turn
+    from ambigdemo.types import Result, Turn
 
     overrides = {"use_generator": False} if args.no_generator else {}
     if args.top_k:
@@ -53,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
         pipeline = Pipeline.load(Config.from_env(**overrides))
         for question in args.question:
             standalone = pipeline.standalone(question, history)
+            if not standalone.answerable:  # nobody to answer about: nothing asked, nothing added to the conversation
+                results.append((standalone, Result(standalone.question, message=standalone.note)))
+                continue
             result = pipeline.ask(standalone.question, follow_up=bool(history))
             results.append((standalone, result))
             history.append(Turn(standalone.question, [i.answer for i in result.interpretations]))
@@ -72,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
             print()
         if standalone.question != standalone.asked:
             print(f"{standalone.asked}  (answered as: {standalone.question})")
-        if standalone.note:
+        if standalone.note and standalone.answerable:  # an unanswerable question's note is its message
             print(standalone.note)
         print(render_text(result, pipeline.credit))
     return 0

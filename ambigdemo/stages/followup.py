@@ -35,6 +35,11 @@ EXAMPLES = (
 )
 REFERRING = frozenset("he she him his her hers they them their theirs it its there then this that these those".split())
 PRONOUNS = frozenset("he she him his her hers they them their theirs it its".split())  # name what came before
+# The pronouns that stand for the question's subject or its owner ("When was he born?", "What is its
+# capital?"), and "it" after a verb that asks about it ("When was it built?"); a question whose
+# subject is only such a pronoun asks about nobody in particular.
+SUBJECT_PRONOUNS = frozenset("he she they his her its their".split())
+IT_SUBJECT = re.compile(r"^\W*it\b|\b(?:is|was|are|were|do|does|did|has|have|had|can|could|will|would)\s+it\b", re.I)
 LEAD_INS = re.compile(r"^\s*(and|so|but|also|what about|how about|and what about|what of)\b[\s,]*", re.I)
 MIN_CONTENT = 3  # a follow-up with fewer content words leaves something out ("How many people died?")
 MAX_QUESTION_WORDS = 40
@@ -49,16 +54,27 @@ class Standalone:
     source: str  # "as asked", "llm" or "rules"
     edit: Edit = field(default_factory=Edit)
     note: str = ""  # said to the user beside the answer: a pronoun with nothing to refer to
+    answerable: bool = True  # False: the question's subject is a pronoun with nothing to refer to (``note`` says so)
 
 
-def unreferred(asked: str) -> str:
-    """A note for a first question whose pronoun can only mean something said before ("When did he
-    die?" with no conversation), or ""."""
-    word = next((w for w in re.findall(r"\w+", asked) if w.lower() in PRONOUNS), "")
+def unreferred(asked: str) -> Standalone:
+    """A first question as asked, with a note where a pronoun can only mean something said before. A
+    pronoun that is the question's subject ("When did he die?" with no conversation) leaves nobody
+    to answer about: not answerable. Any other ("Who wrote it?") is answered as typed."""
+    words = re.findall(r"\w+", asked)
+    subject = next((w for w in words if w.lower() in SUBJECT_PRONOUNS), "")
+    if not subject and IT_SUBJECT.search(asked):
+        subject = next(w for w in words if w.lower() == "it")
+    if subject:
+        return Standalone(asked, asked, "as asked", answerable=False, note=(
+            f"“{subject}” refers to nothing earlier in this conversation, so there is no one to answer about: "
+            "ask again naming who or what you mean."))
+    word = next((w for w in words if w.lower() in PRONOUNS), "")
     if not word:
-        return ""
-    return (f"“{word}” refers to nothing earlier in this conversation, so the question was answered as "
-            "typed: name who or what you mean for a better answer.")
+        return Standalone(asked, asked, "as asked")
+    return Standalone(asked, asked, "as asked", note=(
+        f"“{word}” refers to nothing earlier in this conversation, so the question was answered as typed: "
+        "name who or what you mean for a better answer."))
 
 
 def needs_context(asked: str) -> bool:
@@ -116,7 +132,7 @@ class FollowUps:
     def standalone(self, asked: str, history: Sequence[Turn]) -> Standalone:
         history = list(history)[-self.context_turns :]
         if not history:
-            return Standalone(asked, asked, "as asked", note=unreferred(asked))
+            return unreferred(asked)
         if not needs_context(asked):
             return Standalone(asked, asked, "as asked")
         for source, proposal in (("llm", self._propose), ("rules", rule_rewrite)):
