@@ -63,5 +63,5 @@ def launch(demo: gr.Blocks, host: str = "127.0.0.1", port: int = 7860, **kwargs)
     """Serve ``demo`` with the app's CSS and the session capacity ``build_app`` set (``launch`` would
     otherwise reset it to Gradio's 10,000)."""
     kwargs.setdefault("state_session_capacity", demo.state_session_capacity)
-    return demo.launch(server_name=host, server_port=port, css=render.CSS + compare.PAGE_CSS, footer_links=["api"],
-                       **kwargs)
+    return demo.launch(server_name=host, server_port=port, css=render.CSS + compare.PAGE_CSS, js=ask.PAGE_JS,
+                       footer_links=["api"], **kwargs)

@@ -16,6 +16,24 @@ from ambigdemo.ui.workers import Workers
 
 EXAMPLES_FILE = ROOT / "assets" / "examples.json"
 MAX_TURNS = 20  # turns kept (and shown) per browser session
+# Clear cancels the answer in flight, and Gradio then runs that answer's failure handler as if the queue
+# had turned it away. A click on Clear is marked here, in the page's capture phase, before Gradio has
+# seen it (so before the cancel), and unmarked by the next Ask, an example or Enter in a question box:
+# a failure while it is marked was asked for, and shows nothing.
+CLEARED = "window.ambigdemoCleared === true"
+PAGE_JS = """(() => {  // launch(js=...) runs this as a script in the page's head
+    const mark = (e) => {
+        const at = e.target instanceof Element ? e.target : null;
+        if (!at) return;
+        if (at.closest('#clear')) window.ambigdemoCleared = true;
+        else if (at.closest('#ask, #examples button')) window.ambigdemoCleared = false;
+    };
+    document.addEventListener('click', mark, true);
+    document.addEventListener('keydown', (e) => {
+        const at = e.target instanceof Element ? e.target : null;
+        if (e.key === 'Enter' && at && at.closest('#question, #standalone')) window.ambigdemoCleared = false;
+    }, true);
+})();"""
 
 
 def load_examples(path: Path = EXAMPLES_FILE) -> list[dict]:
@@ -83,6 +101,9 @@ def conversation_stream(pipeline: Pipeline, asked: str, history: list[dict], rew
         yield render.conversation_html(history), gr.update(), *_input_error(exc), history
         return
     box = gr.update(value=standalone.question, visible=bool(history))
+    if not standalone.answerable:  # nobody to answer about: said, and the conversation stays as it was
+        yield render.conversation_html(history), box, render.note_html(standalone.note), "", "", "", history
+        return
     result = None
     try:
         for result in pipeline.stream(standalone.question, follow_up=bool(history)):
@@ -145,11 +166,13 @@ def build(pipeline: Pipeline, workers: Workers) -> None:
     # "multiple": a question asked while another is answered starts at once and replaces it (Gradio's
     # default for a click, "once", dropped it without a sign while the box kept showing it).
     limit = {"concurrency_id": ANSWERING, "concurrency_limit": pipeline.config.concurrency}
-    unanswered = render.failed_js(render.UNANSWERED, len(shown))
+    unanswered = render.failed_js(render.UNANSWERED, len(shown), unless=CLEARED)
     answering = []
+    # Progress shows where the answer goes. Shown on every output, it lay over Ask and Clear (the empty
+    # conversation above them) until the first results came.
     for trigger, fn, box in ((ask.click, converse, question), (question.submit, converse, question), (standalone.submit, reask, standalone)):
         event = trigger(fn, inputs=[box, history, current], outputs=outputs, api_visibility="private",
-                        trigger_mode="multiple", **limit)
+                        show_progress_on=shown, trigger_mode="multiple", **limit)
         event.failure(None, js=unanswered, outputs=shown)
         answering.append(event)
 
@@ -162,7 +185,7 @@ def build(pipeline: Pipeline, workers: Workers) -> None:
     for button in example_buttons:
         event = button.click(example, inputs=[button, current], outputs=[question, *outputs], api_visibility="private",
                              show_progress_on=shown, trigger_mode="multiple", **limit)
-        event.failure(None, js=render.failed_js(render.UNANSWERED, len(shown), echo=True), inputs=button,
+        event.failure(None, js=render.failed_js(render.UNANSWERED, len(shown), echo=True, unless=CLEARED), inputs=button,
                       outputs=[question, *shown])
         answering.append(event)
 

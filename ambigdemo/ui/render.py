@@ -159,12 +159,16 @@ UNANSWERED = (
 )
 
 
-def failed_js(first: str, n_outputs: int = 1, echo: bool = False) -> str:
+def failed_js(first: str, n_outputs: int = 1, echo: bool = False, unless: str = "") -> str:
     """Browser-side handler for an event that failed before reaching Python (Gradio's full queue):
     ``first`` into the first of ``n_outputs``, the others emptied; ``echo`` puts the handler's one
-    input before them (an example's text into the question box)."""
+    input before them (an example's text into the question box). Where the JavaScript condition
+    ``unless`` holds, the failure was asked for (Gradio runs the failure handlers of the events a
+    click cancels): every output is emptied, no message."""
     values = json.dumps([first] + [""] * (n_outputs - 1))
-    return f"(text) => [text, ...{values}]" if echo else f"() => {values}"
+    quiet = json.dumps([""] * (n_outputs + echo))
+    chosen = f"({unless}) ? {quiet} : " if unless else ""
+    return f"(text) => {chosen}[text, ...{values}]" if echo else f"() => {chosen}{values}"
 
 
 CSS = """
