@@ -6,11 +6,12 @@ import gc
 import json
 import os
 import re
+import shutil
 import sqlite3
 from pathlib import Path
 
 import gradio as gr
-from conftest import stored_rows
+from conftest import ROOT, stored_rows
 
 from ambigdemo.config import Config
 from ambigdemo.judging.rating import compute_leaderboard
@@ -193,32 +194,52 @@ def test_three_pairs_in_a_row_store_exactly_what_was_clicked(browser, app_url):
     page.close()
 
 
-def test_a_reload_brings_back_the_name_and_the_unfinished_pair(browser, app_url):
-    """Issue 34: a reload mid-judgment returned to the Ask tab with the name empty and the pair gone."""
-    context = browser.new_context(viewport={"width": 1280, "height": 1400})
+BROWSER_STATE = "() => Object.entries(localStorage).filter(([k]) => k.includes('ambigdemo-compare')).map(([, v]) => v).join()"
+
+
+def test_a_reload_brings_back_the_name_the_unfinished_pair_and_the_work_on_it(browser, app_url, artifacts_dir):
+    """Issue 34: a reload mid-judgment returned to the Ask tab with the name empty and the pair gone.
+    Issue 47: it kept the pair but dropped the ticks, the criteria and the comment already given, and a
+    name entered in one go (pasted, or filled by a password manager) was not kept."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     page.goto(app_url)
     page.get_by_role("tab", name="Compare").click()
-    page.locator("#annotator input, #annotator textarea").first.press_sequentially("Playwright Fay")
+    page.locator("#annotator input, #annotator textarea").first.fill("Playwright Fay")  # one input event, as a paste
     load_pair(page)
     question, pair = page.locator('[data-testid="compare-question"]').inner_text(), shown(page)
-    page.wait_for_function("""() => Object.keys(localStorage).some(k => k.includes('ambigdemo-compare'))""")
+    acc_a, acc_b = tick_last(page, "#acc-a"), tick_last(page, "#acc-b")
+    choose(page, "comprehensiveness", "B")
+    choose(page, "overall", "Tie")
+    before = page.evaluate(BROWSER_STATE)
+    page.locator("#comment textarea").fill("<i>half</i> done")
+    page.wait_for_function(f"() => ({BROWSER_STATE})() !== {json.dumps(before)}")  # the comment is kept too
     page.reload()
     page.locator(f'[data-testid="compare-question"][data-shown="{pair}"]').wait_for()
     assert page.get_by_role("tab", name="Compare").get_attribute("aria-selected") == "true"
     assert page.locator("#annotator input, #annotator textarea").first.input_value() == "Playwright Fay"
     assert "unfinished pair is back" in page.locator('[data-testid="compare-status"]').inner_text()
-    fill_verdict(page)
+    page.wait_for_function("() => document.querySelector('#comment textarea').value !== ''")
+    assert controls(page) == {"comprehensiveness": ["B"], "fluency": [], "overall": ["tie"], "acc-a": len(acc_a),
+                              "acc-b": len(acc_b), "comment": "<i>half</i> done"}
+    page.screenshot(path=str(artifacts_dir / "compare-after-reload.png"))
+    if os.environ.get("AMBIGDEMO_UPDATE_SCREENSHOT"):
+        shutil.copyfile(artifacts_dir / "compare-after-reload.png", ROOT / "docs" / "images" / "compare-after-reload.png")
+    choose(page, "fluency", "A")
     page.locator("#submit").click()
     page.locator('[data-testid="reveal"]').wait_for()
-    assert rows("SELECT question FROM judgments WHERE annotator = 'playwright fay'") == [(question,)]
+    stored = [r for r in stored_rows(db_path()) if r["annotator"] == "playwright fay"]
+    assert [(r["question"], r["comprehensiveness"], r["fluency"], r["overall"], json.loads(r["acc_a"]),
+             json.loads(r["acc_b"]), r["comment"]) for r in stored] == [
+        (question, "B", "A", "tie", acc_a, acc_b, "<i>half</i> done")]
     page.reload()  # a judged pair does not come back (the page opens on Ask); the name does
     page.locator("#question textarea").wait_for()
     page.get_by_role("tab", name="Compare").click()
     page.wait_for_function("""() => [...document.querySelectorAll('#annotator input, #annotator textarea')]
         .some(x => x.value === 'Playwright Fay')""")
     assert not page.locator("#compare-question").inner_text().strip()
+    assert controls(page) == EMPTY
     context.close()
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import json
 import logging
 import math
 import os
@@ -89,6 +90,8 @@ NARROW = "(max-width: 640px)"
 # criteria below both; the switch is hidden elsewhere.
 PAGE_CSS = f"""
 #side-switch{{display:none}}
+.cmp-expires{{animation:cmp-expire 0s forwards}}
+@keyframes cmp-expire{{to{{visibility:hidden;height:0;padding:0;margin:0;overflow:hidden}}}}
 @media {NARROW} {{
   #side-switch{{display:block}}
   #compare-sides:has(#side-switch label.selected input[value="B"]) #side-a{{display:none !important}}
@@ -98,6 +101,18 @@ PAGE_CSS = f"""
 SIDE_CHOICES = [("Answer A", "A"), ("Answer B", "B")]
 FIRST_SIDE_JS = "() => 'A'"  # a new pair opens on answer A
 SHOW_STATUS_JS = "() => document.querySelector('#compare-status')?.scrollIntoView({block: 'center'})"
+
+
+def keep_work_js(key: str) -> str:
+    """Browser-side: the annotator's ``key`` (a tick group, a criterion, the comment) into the browser's
+    memory, beside the key of the pair it was given on; each control writes its own field only."""
+    return f"""(browser, value) => {{
+    const b = browser || {{}};
+    const work = b.work && b.work.pair === b.pair ? b.work : {{pair: b.pair || ""}};
+    return {{...b, work: {{...work, {json.dumps(key)}: value}}}};
+}}"""
+
+
 NEXT_BELOW_JS = """() => {
     const next = document.querySelector('#next-pair');
     if (next && !next.disabled) { next.click(); document.querySelector('#compare-question')?.scrollIntoView(); }
@@ -134,12 +149,13 @@ def question_html(question: str, shown: str = "") -> str:
             f"{escape(question)}</div>")
 
 
-def answer_html(answer: SystemAnswer | None, side: str, pending: bool = False) -> str:
-    """One side's answer: escaped paragraph with [n] linked to its own escaped passages."""
+def answer_html(answer: SystemAnswer | None, side: str, pending: bool = False, idle: str = "Press “Next pair”.") -> str:
+    """One side's answer: escaped paragraph with [n] linked to its own escaped passages; without an
+    answer, "Generating…" or ``idle``."""
     head = f'<div class="cmp-side">Answer {escape(side)}</div>'
     if answer is None:
         body = ('<div class="cmp-pending" data-testid="answer-pending">Generating…</div>' if pending
-                else '<div class="cmp-meta">Press “Next pair”.</div>')
+                else f'<div class="cmp-meta">{escape(idle)}</div>')
         return f'<div class="cmp-answer" data-testid="answer-{side.lower()}">{head}{body}</div>'
     n = len(answer.passages)
     prefix = f"cmp-{side.lower()}-p"
@@ -173,10 +189,13 @@ def interpretation_choices(answer: SystemAnswer | None) -> list[tuple[str, int]]
     return out
 
 
-def status_html(message: str, kind: str = "warn") -> str:
+def status_html(message: str, kind: str = "warn", expires_s: int = 0) -> str:
+    """A message under the buttons; with ``expires_s`` it goes away by itself after that many seconds
+    (a CSS animation's delay: nothing to run, nothing left behind when the wait is over)."""
     if not message:
         return ""
-    return f'<div class="cmp-status cmp-{kind}" data-testid="compare-status">{escape(message)}</div>'
+    expires = f' cmp-expires" style="animation-delay:{int(expires_s)}s' if expires_s > 0 else ""
+    return f'<div class="cmp-status cmp-{kind}{expires}" data-testid="compare-status">{escape(message)}</div>'
 
 
 def reveal_html(system_a: str, system_b: str, message: str, kind: str = "ok") -> str:
@@ -265,7 +284,7 @@ class CompareSession:
             return "rejected", "Load a pair first: press “Next pair”.", None
         if verdict != "skip" and not self.complete(state):
             return "rejected", "Wait until both answers are complete before judging.", None
-        wait = self.arena.min_read_s - (time.monotonic() - state.get("read_from", 0.0))
+        wait = self.read_left(state)
         if verdict != "skip" and wait > 0:
             return "rejected", (f"Please read both answers before judging: {math.ceil(wait)} more second"
                                 f"{'s' if math.ceil(wait) != 1 else ''} (this study asks for "
@@ -301,6 +320,12 @@ class CompareSession:
         if not created:
             return "repeat", f"{SAVED[stored.verdict]}{self.today(annotator)} {REPEATED}", stored
         return "saved", SAVED[verdict] + self.today(annotator), stored
+
+    def read_left(self, state: dict[str, Any] | None) -> float:
+        """Seconds the study still asks the annotator to read the shown pair before a verdict (0 when none)."""
+        if not state or not self.complete(state):
+            return 0.0
+        return max(0.0, self.arena.min_read_s - (time.monotonic() - state.get("read_from", 0.0)))
 
     def today(self, annotator: str) -> str:
         n, cap = self.store.count_today(annotator), self.store.daily_cap
@@ -416,9 +441,11 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
                    status_html("Type your name first (or sign in): it keeps your judgments apart."), ready]
             return
         pair = session.arena.next_pair(annotator, store, session.rng, exclude=skipped_ids)
-        if pair is None:
-            yield [None, question_html(""), answer_html(None, "A"), answer_html(None, "B"), *cleared(),
-                   *enable(False), status_html(session.none_left(), "ok"), ready]
+        if pair is None:  # said where the question goes, at the top, and below the buttons as after any verdict
+            done = status_html(session.none_left(), "ok")
+            yield [None, done.replace('data-testid="compare-status"', 'data-testid="compare-done"'),
+                   *(answer_html(None, side, idle="Nothing left to judge.") for side in "AB"), *cleared(),
+                   *enable(False), done, ready]
             return
         new = session.new_state(pair)
         yield [new, question_html(pair.question, new["shown"]), answer_html(None, "A", True), answer_html(None, "B", True),
@@ -447,23 +474,27 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
         one object reset the first radio only and the others kept the last pair's choice."""
         return [*_acc_updates(None, None), *(gr.update(value=None) for _ in radios), gr.update(value="")]
 
-    def _acc_updates(a: SystemAnswer | None, b: SystemAnswer | None) -> list:
-        """Both sides' ticks at once, with the buttons that submit them: the groups stay mounted (a group
-        hidden and shown again was missing from the page in 11 of 12 fresh sessions)."""
-        return [gr.update(choices=interpretation_choices(x), value=[], interactive=bool(x and x.interpretations))
-                for x in (a, b)]
+    def _acc_updates(a: SystemAnswer | None, b: SystemAnswer | None, ticked: tuple = ((), ())) -> list:
+        """Both sides' ticks at once (``ticked``: the indices ticked on each), with the buttons that submit
+        them: the groups stay mounted (a group hidden and shown again was missing from the page in 11 of
+        12 fresh sessions)."""
+        return [gr.update(choices=interpretation_choices(x), value=_indices(ticks, len(x.interpretations) if x else 0),
+                          interactive=bool(x and x.interpretations)) for x, ticks in zip((a, b), ticked)]
 
     def judge(verdict: str) -> Callable:
         def fn(annotator, current, skipped_ids, acc_a_v, acc_b_v, comp, flue, overall, comment_v):
             kind, message, _ = session.judge(annotator, current, verdict, acc_a_v, acc_b_v, comp, flue, overall,
                                              comment_v)
+            # rejected while the study's reading time runs (judge's only rejection left once there is a
+            # name and a complete pair): the notice goes when the time is up
+            wait = session.read_left(current) if kind == "rejected" and annotator and verdict != "skip" else 0.0
             if verdict == "skip" and current and current.get("pair") and kind != "rejected":
                 skipped_ids = [*skipped_ids, Pair(**current["pair"]).pair_id]
             if kind == "blocked":
                 return [current, skipped_ids, *enable(False), status_html(message)]
             if kind == "rejected":
                 still = current is not None and not current.get("done") and session.complete(current)
-                return [current, skipped_ids, *enable(still), status_html(message)]
+                return [current, skipped_ids, *enable(still), status_html(message, expires_s=math.ceil(wait))]
             pair = current["pair"]
             names = (session.arena.shown_name(pair[side], pair["question"]) for side in ("system_a", "system_b"))
             return [current, skipped_ids, *enable(False), reveal_html(*names, message)]
@@ -498,9 +529,17 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
     next_btn.click(None, js=FIRST_SIDE_JS, outputs=side)
     after_load(next_btn.click(load, inputs=[name, state, skipped], outputs=next_outputs, api_visibility="private",
                               **loading))
-    # In the page, in typing order (one request per key could land out of order and keep "Fa" for "Fay").
-    name.input(None, js="(typed, browser) => ({...(browser || {}), name: typed})", inputs=[name, saved],
-               outputs=saved)
+    # In the page, in typing order (one request per key could land out of order and keep "Fa" for "Fay"); on
+    # change, not input: a name entered in one go (pasted, or by a password manager) raised one input event
+    # read before the box held it, and the browser kept no name.
+    name.change(None, js="(typed, browser) => ({...(browser || {}), name: typed})", inputs=[name, saved],
+                outputs=saved)
+    # The annotator's work on the pair (ticks, criteria, comment), kept beside its key for a reload. Ticks
+    # and criteria on input (what the annotator clicks, not what a load clears); the comment on change, as
+    # the name (a textbox raised no input event for a paste).
+    for control, key in ((acc_a, "acc_a"), (acc_b, "acc_b"), *zip(radios, (k for k, _ in CRITERIA))):
+        control.input(None, js=keep_work_js(key), inputs=[saved, control], outputs=saved)
+    comment.change(None, js=keep_work_js("comment"), inputs=[saved, comment], outputs=saved)
     # Verdicts run one at a time: two clicks in one instant ran side by side, and whichever answered last
     # ("Judgment saved" or "Saved once") took the status, so the page could show the wrong one.
     judging = {"concurrency_id": "compare-judge", "concurrency_limit": 1}
@@ -522,19 +561,26 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
         return [typed, *([gr.Tabs(selected="compare") if back else gr.update()] if tabs else [])]
 
     def restore(browser: dict | None) -> list:
-        """The pair that was being judged, once its tab is mounted (an update sent while the tab opened
-        left Gradio's progress over its components)."""
-        current = session.recall((browser or {}).get("pair", ""))
+        """The pair that was being judged, with the ticks, criteria and comment given on it, once its tab
+        is mounted (an update sent while the tab opened left Gradio's progress over its components)."""
+        browser = browser or {}
+        current = session.recall(browser.get("pair", ""))
         if current is None:
-            return [gr.update() for _ in range(6 + len(buttons) + 1)]
+            return [gr.update() for _ in range(7 + len(radios) + len(buttons) + 1)]
+        given = browser.get("work") or {}
+        given = given if given.get("pair") == current["client_key"] else {}
         a, b = (SystemAnswer.from_dict(current["answers"][side]) for side in "AB")
+        chosen = [gr.update(value=given.get(key) if given.get(key) in CRITERIA_LABELS else None) for key, _ in CRITERIA]
+        typed = str(given.get("comment") or "")[:MAX_COMMENT_CHARS]
         return [current, question_html(current["pair"]["question"], current["shown"]), answer_html(a, "A"),
-                answer_html(b, "B"), *_acc_updates(a, b), *enable(True),
+                answer_html(b, "B"), *_acc_updates(a, b, (given.get("acc_a"), given.get("acc_b"))), *chosen,
+                gr.update(value=typed), *enable(True),
                 status_html("Your unfinished pair is back: judge it, or press “Next pair” for another.", "ok")]
 
     if page is not None:
         page.load(reopen, inputs=saved, outputs=[name, *([tabs] if tabs else [])], api_visibility="private",
                   queue=False).then(
-            restore, inputs=saved, outputs=[state, question, answer_a, answer_b, acc_a, acc_b, *buttons, status],
+            restore, inputs=saved, outputs=[state, question, answer_a, answer_b, acc_a, acc_b, *radios, comment, *buttons,
+                                            status],
             api_visibility="private", show_progress="hidden")
     return session
