@@ -137,3 +137,52 @@ def test_two_annotators_judge_an_uploaded_study(browser, pipeline, tmp_path, stu
         for page in [admin, *annotators]:
             page.close()
     assert json.loads((data_dir / "studies" / "s1.json").read_text())["per_pair"] == 2
+
+
+def test_the_reading_notice_goes_when_the_wait_is_over_and_a_finished_study_says_so_in_view(
+        browser, pipeline, tmp_path, study_files, artifacts_dir):
+    """Issue 47: "Please read both answers before judging: 4 more seconds..." stayed after the wait was
+    over; at 1280x900 "This study is complete" sat below the fold while both answer boxes still said
+    "Press 'Next pair'"."""
+    from ambigdemo.judging.predictions import load_questions
+    from ambigdemo.judging.study import Study
+
+    data_dir = tmp_path / "data"
+    systems = data_dir / "systems"
+    systems.mkdir(parents=True)
+    question = QUESTIONS[2][1]
+    for name, answer in (("mine", "William Shakespeare"), ("theirs", "Christopher Marlowe")):
+        (systems / f"{name}.jsonl").write_text(json.dumps({
+            "question": question, "paragraph": f"Hamlet was written by {answer} [1].",
+            "interpretations": [{"question": question, "answer": answer}]}))
+    read_s = 6
+    Study("s2", ["stored:mine", "stored:theirs"], load_questions(study_files["gold"]), per_pair=1,
+          attention_share=0.0, min_read_s=read_s).save(data_dir / "studies")
+    with serve(pipeline, data_dir, study="s2") as url:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(url)
+        page.get_by_role("tab", name="Compare").click()
+        page.locator("#annotator input, #annotator textarea").first.fill("Ann Three")
+        page.locator("#next-pair").click()
+        page.wait_for_function("!document.querySelector('#submit').disabled")
+        for criterion in ("comprehensiveness", "fluency", "overall"):
+            choose(page, criterion, "A")
+        page.locator("#submit").click()  # at once: well inside the study's reading time
+        notice = page.locator('[data-testid="compare-status"]').filter(has_text="Please read both answers")
+        notice.wait_for()
+        assert notice.is_visible()
+        notice.wait_for(state="hidden", timeout=(read_s + 5) * 1000)  # gone once the wait is over, by itself
+        page.locator("#submit").click()
+        page.locator('[data-testid="reveal"]').wait_for()
+        page.locator("#next-pair").click()
+        done = page.locator('[data-testid="compare-done"]')
+        done.wait_for()
+        assert "This study is complete" in done.inner_text()
+        box = done.bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 900, "the message is in view where the question was"
+        for side in ("a", "b"):
+            text = page.locator(f'[data-testid="answer-{side}"]').inner_text()
+            assert "Press “Next pair”" not in text and "Nothing left to judge" in text
+        page.screenshot(path=str(artifacts_dir / "compare-study-complete.png"))
+        page.close()
