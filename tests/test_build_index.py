@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 from ambigdemo.cli import main
-from ambigdemo.corpus import split_sentences
+from ambigdemo.text import split_sentences
 from ambigdemo.presets.distributed import ATTEMPTS
 from ambigdemo.runtimes.index import MANIFEST, PASSAGES, VECTORS, PassageIndex
 

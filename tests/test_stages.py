@@ -12,7 +12,7 @@ from ambigdemo.stages.question import Question, content_words, question_type
 from ambigdemo.stages.retrieve import Retriever
 from ambigdemo.stages.rewrite import Rewriter, check_rewrite, edit_of
 from ambigdemo.stages.summarize import (
-    CITATION, Draft, Summarizer, check_paragraph, check_written, degenerate, evidence_paragraph, loops, split_sentences,
+    CITATION, Draft, Summarizer, check_paragraph, check_written, degenerate, evidence_paragraph, loops, paragraph_sentences,
     without_repeated_names,
 )
 from ambigdemo.text import mentions, normalize_answer
@@ -128,7 +128,7 @@ def test_every_answer_is_grounded_in_its_passages(pipeline, finder):
 
 
 def test_aliases_collapse_and_distinct_answers_stay_apart(finder, by_id):
-    [seed, *_] = finder.candidates(OBAMA_Q, [by_id["Barack Obama#0"]])
+    [seed, *_] = finder.mentions(OBAMA_Q, [by_id["Barack Obama#0"]])
 
     def mention(text: str, score: float):
         return dataclasses.replace(seed, text=text, score=score)
@@ -156,7 +156,7 @@ def test_aliases_from_real_mentions_collapse(finder):
         text="Barack Obama was the 44th president of the United States. Obama was born in Honolulu, Hawaii.",
         score=0.8,
     )
-    candidates = finder.candidates(OBAMA_Q, [passage])
+    candidates = finder.mentions(OBAMA_Q, [passage])
     names = {c.text for c in candidates}
     assert {"Barack Obama", "Obama"} <= names, names
     clusters = [c for c in cluster(candidates) if "obama" in c.keys()]
@@ -168,7 +168,7 @@ def test_a_split_name_is_one_candidate_shown_by_its_article_title(pipeline, find
     question = "Who was the first person to walk on the Moon?"
     [passage] = [p for p in pipeline.retriever.search(question, 8) if p.id == "Neil Armstrong#0"]
     assert passage.text.startswith("Neil Alden Armstrong")
-    names = {c.text for c in finder.candidates(question, [passage])}
+    names = {c.text for c in finder.mentions(question, [passage])}
     assert "Neil Alden Armstrong" in names and "Neil" not in names and "Alden Armstrong" not in names
     [top, *_] = finder.find(question, [passage])
     assert top.text == "Neil Armstrong" and "Neil Alden Armstrong" in top.aliases
@@ -401,7 +401,7 @@ def test_each_written_sentence_names_its_answer_and_cites_its_passage(pipeline, 
     question, interps, passages = ambiguous
     last = list(Summarizer(pipeline.summarizer.generator).stream(question, interps, passages))[-1]
     for i in interps:
-        cited = [s for s in split_sentences(last.text) if mentions(s, i.answer)]
+        cited = [s for s in paragraph_sentences(last.text) if mentions(s, i.answer)]
         assert any(_cited_ids(s, passages) & set(i.passages) for s in cited), (i.answer, last.text)
 
 
@@ -474,7 +474,7 @@ def test_sentence_similarity_feature_uses_query_and_passage_encodings(pipeline):
     passages = pipeline.retriever.search(question, 4)
     embedder = pipeline.retriever.embedder
     finder = replace(pipeline.finder, embedder=embedder)
-    candidates = finder.candidates(question, passages)
+    candidates = finder.mentions(question, passages)
     assert candidates
     query = embedder.encode_query([question])[0]
     for c in candidates[:5]:
@@ -528,11 +528,11 @@ def test_uncited_answers_ignore_quoted_questions_and_partial_words():
 
 
 def test_paragraph_sentences_keep_abbreviations_and_trailing_citations():
-    from ambigdemo.stages.summarize import paragraph_checks, split_sentences
+    from ambigdemo.stages.summarize import paragraph_checks, paragraph_sentences
     from ambigdemo.types import Passage
 
     text = "The show is set in L.A. [1]. The tower at St. Pancras was built in 1868 [2]. It is tall [2]."
-    assert split_sentences(text) == [
+    assert paragraph_sentences(text) == [
         "The show is set in L.A. [1].", "The tower at St. Pancras was built in 1868 [2].", "It is tall [2].",
     ]
     passages = [Passage("A#0", "A", "Kate lives in L.A. as an adult."), Passage("B#0", "B", "St. Pancras station opened in 1868.")]

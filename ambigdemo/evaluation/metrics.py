@@ -303,8 +303,8 @@ class ASQAReport(_Report):
     reader: str
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences as ``nltk.sent_tokenize`` finds them, or untrained Punkt when its model is absent."""
+def punkt_sentences(text: str) -> list[str]:
+    """ROUGE-Lsum's sentences, as ``nltk.sent_tokenize`` finds them, or untrained Punkt when its model is absent."""
     return _sentence_splitter()(text)
 
 
@@ -336,7 +336,7 @@ def rouge_l(prediction: str, references: Sequence[str]) -> float:
 
 
 def _sentence_lines(text: str) -> str:
-    return "\n".join(split_sentences(text.lower()))
+    return "\n".join(punkt_sentences(text.lower()))
 
 
 def str_em(short_answers: Sequence[Sequence[str]], long_answer: str) -> float:

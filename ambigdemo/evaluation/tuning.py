@@ -67,7 +67,7 @@ def collect(retriever, finder: AnswerFinder, data: Path, k: int, n_supported: in
     chosen = [(x, True) for x in multi + single[: max(0, n_supported - len(multi))]] + [(x, False) for x in null[:n_null]]
     items = []
     for (example, passages, answers), is_supported in tqdm(chosen, desc="candidates"):
-        items.append(Item(example.question, answers, is_supported, cluster(finder.candidates(example.question, passages))))
+        items.append(Item(example.question, answers, is_supported, cluster(finder.mentions(example.question, passages))))
     return items
 
 
@@ -151,7 +151,7 @@ def threshold_baseline(retriever, finder: AnswerFinder, data: Path, k: int) -> t
     subset = supported_subset(load_ambignq(data), SupportIndex(retriever.index.passages))
     hits = retriever.batch_search([s.question for s in subset], k)
     items = [
-        Item(s.question, s.answers, True, cluster(finder.candidates(s.question, passages)))
+        Item(s.question, s.answers, True, cluster(finder.mentions(s.question, passages)))
         for s, passages in zip(tqdm(subset, desc="threshold baseline: train candidates"), hits)
     ]
     trials = {t: evaluate(items, replace(finder, keep_ratio=0.0, min_score=t)) for t in THRESHOLDS}

@@ -29,13 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ambigdemo.corpus import split_sentences
 from ambigdemo.files import replace_text
 from ambigdemo.judging.agreement import ATTENTION_PREFIX
 from ambigdemo.judging.predictions import GoldQuestion, check_name
 from ambigdemo.judging.judgment import pair_id, utc_now
 from ambigdemo.judging.systems import Pair, SpecError, System, SystemAnswer, candidate_pairs, question_key
-from ambigdemo.text import mentions
+from ambigdemo.text import mentions, split_sentences
 
 if TYPE_CHECKING:
     from ambigdemo.judging.store import JudgmentStore

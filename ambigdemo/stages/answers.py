@@ -1,6 +1,8 @@
-"""Candidate answers: typed spans from retrieved passages, scored, with aliases folded together.
+"""The rule-based reader (``AMBIGDEMO_READER=heuristic``, and the LLM reader's fallback): typed spans of
+the retrieved passages (a :class:`Mention` each), scored, with aliases folded together (a :class:`Cluster`).
+Not to be confused with :class:`ambigdemo.types.Candidate`, an answer the LLM reader replied.
 
-There is no extractive reader small enough to ship, so candidates are named entities and numbers
+There is no extractive reader small enough to ship, so mentions are named entities and numbers
 (spaCy) whose type fits the question word, scored by how well their sentence matches the question,
 how close they sit to the question's words, and how well their passage was retrieved.
 """
@@ -10,14 +12,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ambigdemo.corpus import split_sentences
 from ambigdemo.runtimes.onnx import Embedder
 from ambigdemo.stages.question import Question, QuestionType, content_words, stem
-from ambigdemo.text import normalize_answer, numbers_as_digits
+from ambigdemo.text import normalize_answer, numbers_as_digits, split_sentences
 from ambigdemo.types import Answer, Passage
 
 @dataclass
-class Candidate:
+class Mention:
     """One mention of a possible answer in one sentence of one passage, with its features."""
 
     text: str
@@ -54,10 +55,10 @@ class Weights:
 class Cluster:
     """Mentions of one answer, aliases folded together."""
 
-    mentions: list[Candidate] = field(default_factory=list)
+    mentions: list[Mention] = field(default_factory=list)
 
     @property
-    def best(self) -> Candidate:
+    def best(self) -> Mention:
         return max(self.mentions, key=lambda m: m.score)
 
     @property
@@ -100,7 +101,7 @@ class AnswerFinder:
     min_score: float = 0.7
     max_answers: int = 5
 
-    def candidates(self, question: Question | str, passages: list[Passage]) -> list[Candidate]:
+    def mentions(self, question: Question | str, passages: list[Passage]) -> list[Mention]:
         """Every typed mention in the passages, with features; scored by ``weights``."""
         question = Question.of(question)
         qtype, qwords = question.type, question.words
@@ -123,7 +124,7 @@ class AnswerFinder:
                     "title": _names_title(text, passage.title),
                 }
                 features["counts"] = float(_counts(doc, ent, qtype.counted))
-                found.append(Candidate(text, ent.label_, passage, sentence, features, self.weights.score(features)))
+                found.append(Mention(text, ent.label_, passage, sentence, features, self.weights.score(features)))
         if any(c.features["counts"] for c in found):
             found = [c for c in found if c.features["counts"]]
         return found
@@ -135,7 +136,7 @@ class AnswerFinder:
         return [float(x) for x in self.embedder.encode_passages(sentences, batch_size=64) @ query]
 
     def find(self, question: Question | str, passages: list[Passage]) -> list[Answer]:
-        return self.select(cluster(self.candidates(question, passages)))
+        return self.select(cluster(self.mentions(question, passages)))
 
     def select(self, clusters: list["Cluster"]) -> list[Answer]:
         """The null answer, or every answer within ``keep_ratio`` of the best."""
@@ -146,18 +147,18 @@ class AnswerFinder:
         return [c.to_answer() for c in kept[: self.max_answers]]
 
 
-def cluster(candidates: list[Candidate]) -> list[Cluster]:
+def cluster(mentions: list[Mention]) -> list[Cluster]:
     """Fold aliases (same normalised text, or one name containing the other) into one answer, best first."""
     clusters: list[Cluster] = []
-    for cand in sorted(candidates, key=lambda c: -c.score):
-        key = normalize_answer(cand.text)
+    for mention in sorted(mentions, key=lambda c: -c.score):
+        key = normalize_answer(mention.text)
         if not key:
             continue
         home = next((c for c in clusters if any(same_answer(key, k) for k in c.keys())), None)
         if home is None:
-            clusters.append(Cluster([cand]))
+            clusters.append(Cluster([mention]))
         else:
-            home.mentions.append(cand)
+            home.mentions.append(mention)
     return sorted(clusters, key=lambda c: -c.score)
 
 

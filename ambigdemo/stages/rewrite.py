@@ -13,11 +13,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ambigdemo.corpus import split_sentences
 from ambigdemo.runtimes.onnx import Generator, Message
 from ambigdemo.stages.answers import YEARISH
 from ambigdemo.stages.question import STOPWORDS, Question, content_words, stem
-from ambigdemo.text import normalize_answer, word_diff, words
+from ambigdemo.text import normalize_answer, split_sentences, word_diff, words
 from ambigdemo.types import Answer, Edit, Interpretation, Passage, passage_title
 
 MODIFIER_POS = {"ADJ", "NOUN", "PROPN", "NUM"}

@@ -15,9 +15,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ambigdemo.corpus import split_sentences as _split
 from ambigdemo.runtimes.onnx import ASSISTANT, END, Generator, chatml_turn
-from ambigdemo.text import list_items, mentions, names_each, normalize_answer
+from ambigdemo.text import list_items, mentions, names_each, normalize_answer, split_sentences
 from ambigdemo.types import Interpretation, Passage
 
 CITATION = re.compile(r"\[(\d+)\]")
@@ -27,11 +26,11 @@ ABBREVIATION = re.compile(r"(?:\b[A-Z]|\b(?:St|Mr|Mrs|Ms|Dr|Jr|Sr|Mt|vs|No))\.$"
 MIN_WORDS = 4  # a bare "Pelé [2]." answers nothing as a paragraph
 
 
-def split_sentences(text: str) -> list[str]:
+def paragraph_sentences(text: str) -> list[str]:
     """Sentences of a paragraph: a piece that starts with a citation or a lowercase word, or follows
     an initial or "St."-like abbreviation ("L.A. [12].", "St. Pancras"), stays with the one before."""
     merged: list[str] = []
-    for piece in _split(text):
+    for piece in split_sentences(text):
         if merged and (CONTINUES.match(piece) or ABBREVIATION.search(merged[-1])):
             merged[-1] = f"{merged[-1]} {piece}"
         else:
@@ -69,7 +68,7 @@ def check_paragraph(text: str, interpretations: list[Interpretation], passages: 
     missing = [i.answer for i in interpretations if not names_each(text, i.answer)]
     if missing:
         return f"does not name {missing[0]!r}"
-    sentences = split_sentences(text)
+    sentences = paragraph_sentences(text)
     for sentence in sentences:
         why = check_sentence(sentence, interpretations, passages) or ("repeats itself" if loops(CITATION.sub("", sentence)) else None)
         if why:
@@ -104,7 +103,7 @@ def uncited_answers(sentence: str, answers: list[list[str]], passages: list[Pass
 
 def paragraph_checks(text: str, answers: list[list[str]], passages: list[Passage]) -> dict[str, int]:
     """Counts for evaluation: sentences, cited sentences, and answers stated without a cited passage."""
-    sentences = split_sentences(text)
+    sentences = paragraph_sentences(text)
     return {
         "sentences": len(sentences),
         "cited": sum(bool(CITATION.search(s)) for s in sentences),
@@ -197,7 +196,7 @@ def evidence_sentence(interpretation: Interpretation, passages: list[Passage]) -
     """The sentence of the interpretation's passages that states its answer, or most names of a list answer
     (else its first passage's first)."""
     own = [p for p in passages if p.id in interpretation.passages]
-    sentences = [s for p in own for s in _split(p.text)]
+    sentences = [s for p in own for s in split_sentences(p.text)]
     items = list_items(interpretation.answer)
 
     def states(sentence: str) -> tuple[bool, int]:

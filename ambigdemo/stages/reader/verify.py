@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import re
 
-from ambigdemo.corpus import split_sentences
 from ambigdemo.stages.answers import bare_title, echoes_question
 from ambigdemo.stages.question import YEAR, Question, content_words
-from ambigdemo.text import mentions, names_each, normalize_answer, numbers_as_digits
+from ambigdemo.text import mentions, names_each, normalize_answer, numbers_as_digits, split_sentences
 from ambigdemo.types import Passage
 
 ORDINAL = r"(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))"
