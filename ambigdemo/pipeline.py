@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ambigdemo.presets.artifacts import BUILD_COMMAND, PresetPaths, check_models_dir, verify
 from ambigdemo.config import FALLBACK_READER_MODEL, MAX_QUESTION_CHARS, READER_MODELS, Config, fitted_verifier
-from ambigdemo.runtimes.index import ArtifactError, PassageIndex, verify_manifest
+from ambigdemo.runtimes.manifest import ArtifactError, verify_manifest
+from ambigdemo.runtimes.index import PassageIndex
 from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.runtimes.onnx import OnnxChatGenerator, OnnxEmbedder
 from ambigdemo.stages.answers import AnswerFinder

@@ -20,7 +20,7 @@ import psutil
 
 from ambigdemo.config import Config, storage_dir
 from ambigdemo.pipeline import Pipeline
-from ambigdemo.runtimes.index import ArtifactError
+from ambigdemo.runtimes.manifest import ArtifactError
 
 log = logging.getLogger(__name__)
 SPACE_PRESET = "wikipedia"

@@ -29,7 +29,8 @@ import pytest
 from ambigdemo.cli import main
 from ambigdemo.text import split_sentences
 from ambigdemo.presets.distributed import ATTEMPTS
-from ambigdemo.runtimes.index import MANIFEST, PASSAGES, VECTORS, PassageIndex
+from ambigdemo.runtimes.manifest import MANIFEST
+from ambigdemo.runtimes.index import PASSAGES, VECTORS, PassageIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 N = 1500

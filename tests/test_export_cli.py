@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ambigdemo.runtimes.index import verify_manifest
+from ambigdemo.runtimes.manifest import verify_manifest
 from conftest import make_tiny_gguf, make_tiny_llama
 from ambigdemo.runtimes.specs import EmbedderSpec
 

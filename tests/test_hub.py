@@ -33,7 +33,8 @@ from ambigdemo.corpus import PassageSource
 from ambigdemo.presets.hub import ChecksumError, HubUnavailable, IncompletePreset, check_preset, download
 from ambigdemo.pipeline import resolve_preset
 from ambigdemo.presets.catalog import PRESETS, STANDARD, Component, EmbedderSpec, GeneratorSpec, Preset, RemoteFile
-from ambigdemo.runtimes.index import MANIFEST, PASSAGES, VECTORS, ArtifactError, PassageIndex
+from ambigdemo.runtimes.manifest import MANIFEST, ArtifactError
+from ambigdemo.runtimes.index import PASSAGES, VECTORS, PassageIndex
 from ambigdemo.types import Passage
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,7 +14,8 @@ import pytest
 from ambigdemo.presets.artifacts import BUILD_COMMAND, PresetPaths, verify
 from ambigdemo.config import Config
 from ambigdemo.pipeline import Pipeline
-from ambigdemo.runtimes.index import MANIFEST, PASSAGES, VECTORS, ArtifactError, PassageIndex
+from ambigdemo.runtimes.manifest import MANIFEST, ArtifactError
+from ambigdemo.runtimes.index import PASSAGES, VECTORS, PassageIndex
 from ambigdemo.runtimes.onnx import Message, OnnxEmbedder
 from ambigdemo.runtimes.specs import EmbedderSpec, GeneratorSpec
 
@@ -344,7 +345,7 @@ def test_missing_manifest_raises_artifact_error(index_copy):
 
 def test_unreadable_index_with_matching_manifest_raises_artifact_error(index_copy):
     """Even when the manifest was rewritten to match, a truncated FAISS file is reported, not crashed on."""
-    from ambigdemo.runtimes.index import write_manifest
+    from ambigdemo.runtimes.manifest import write_manifest
 
     manifest = json.loads((index_copy / MANIFEST).read_text())
     target = index_copy / VECTORS

@@ -14,7 +14,7 @@ from ambigdemo.corpus import package_file
 from ambigdemo.evaluation import contrast
 from ambigdemo.evaluation.datasets import load_ambignq
 from ambigdemo.pipeline import Pipeline
-from ambigdemo.runtimes.index import ArtifactError
+from ambigdemo.runtimes.manifest import ArtifactError
 from ambigdemo.presets.train_retriever import TrainConfig, export, paraphrases, train
 
 

@@ -16,7 +16,7 @@ from transformers import TrainerCallback
 from ambigdemo.config import AMBIGNQ_TRAIN, Config
 from conftest import make_tiny_llama
 from ambigdemo.pipeline import Pipeline
-from ambigdemo.runtimes.index import ArtifactError
+from ambigdemo.runtimes.manifest import ArtifactError
 from ambigdemo.evaluation.datasets import load_ambignq
 from ambigdemo.runtimes.onnx import OnnxChatGenerator, render_chatml
 from ambigdemo.stages.rewrite import Rewriter, rewrite_messages

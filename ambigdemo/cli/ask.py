@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from ambigdemo.config import Config
     from ambigdemo.files import replace_text
     from ambigdemo.pipeline import Pipeline, QuestionError, clean_question
-    from ambigdemo.runtimes.index import ArtifactError
+    from ambigdemo.runtimes.manifest import ArtifactError
     from ambigdemo.types import Result, Turn
 
     overrides = {"use_generator": False} if args.no_generator else {}

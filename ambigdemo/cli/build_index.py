@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ambigdemo.config import Config
-    from ambigdemo.runtimes.index import ArtifactError, verify_manifest
+    from ambigdemo.runtimes.manifest import ArtifactError, verify_manifest
 
     source = Path(args.passages)
     out = Path(args.out)

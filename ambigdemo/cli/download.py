@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from ambigdemo.presets.hub import ChecksumError, HubUnavailable, download, preset_state
     from ambigdemo.presets.catalog import PRESETS, get_preset
     from ambigdemo.presets.steps import BUILD_LOG, StepFailed, Steps
-    from ambigdemo.runtimes.index import ArtifactError
+    from ambigdemo.runtimes.manifest import ArtifactError
 
     models_dir = Path(args.models_dir) if args.models_dir else Config.from_env().models_dir
     if args.list or not args.preset:

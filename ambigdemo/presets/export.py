@@ -12,7 +12,7 @@ from contextlib import nullcontext, redirect_stderr
 from pathlib import Path
 
 from ambigdemo.presets.steps import Step
-from ambigdemo.runtimes.index import write_manifest
+from ambigdemo.runtimes.manifest import write_manifest
 from ambigdemo.runtimes.specs import EmbedderSpec, GeneratorSpec
 
 CHATML_START = "<|im_start|>"

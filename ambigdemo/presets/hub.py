@@ -39,7 +39,8 @@ from typing import Any
 from ambigdemo.presets.artifacts import PresetPaths
 from ambigdemo.presets.steps import Steps
 from ambigdemo.presets.catalog import Component, Preset, RemoteFile, get_preset
-from ambigdemo.runtimes.index import MANIFEST, ArtifactError, passage_count, sha256, verify_manifest, write_manifest
+from ambigdemo.runtimes.manifest import MANIFEST, ArtifactError, sha256, verify_manifest, write_manifest
+from ambigdemo.runtimes.index import passage_count
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 STAGING = ".download"

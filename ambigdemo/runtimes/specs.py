@@ -11,7 +11,7 @@ from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar, get_args
 
-from ambigdemo.runtimes.index import ArtifactError
+from ambigdemo.runtimes.manifest import ArtifactError
 
 Pooling = Literal["mean", "cls"]
 ChatFormat = Literal["chatml"]
