@@ -1,4 +1,9 @@
-"""All configuration in one place: paths, presets and pipeline knobs, overridable by environment."""
+"""All configuration in one place: paths, presets and pipeline knobs, overridable by environment.
+
+Every environment variable the app reads is read here (a test checks that no other module does): the
+app's own knobs in :meth:`Config.from_env`, and the few facts of the process that code without a
+``Config`` needs (the Space it runs on, the hub's address and offline mode, the desktop's first question)
+in the functions below it."""
 
 from __future__ import annotations
 
@@ -38,6 +43,35 @@ def fitted_verifier(folder: str) -> Path | None:
     return VERIFIERS.get(reader_model_of(folder))
 
 
+def space_id() -> str:
+    """The Hugging Face Space this process runs on (``SPACE_ID``), "" elsewhere."""
+    return os.environ.get("SPACE_ID", "")
+
+
+def oauth_client_id() -> str:
+    """Set on a Space whose README enables the Hugging Face login (``hf_oauth: true``)."""
+    return os.environ.get("OAUTH_CLIENT_ID", "")
+
+
+def hub_endpoint() -> str:
+    """The Hub's address when ``HF_ENDPOINT`` moves it (a mirror, or a local fake hub in the tests); "" else."""
+    return os.environ.get("HF_ENDPOINT", "")
+
+
+def hub_offline_now() -> bool:
+    """``HF_HUB_OFFLINE`` (or ``TRANSFORMERS_OFFLINE``) as set now."""
+    now = os.environ.get("HF_HUB_OFFLINE") or os.environ.get("TRANSFORMERS_OFFLINE") or ""
+    return now.strip().upper() in {"1", "ON", "YES", "TRUE"}
+
+
+DESKTOP_ASK = "AMBIGDEMO_DESKTOP_ASK"
+
+
+def desktop_question() -> str:
+    """A question the desktop window asks once it opens and reports on (``AMBIGDEMO_DESKTOP_ASK``: its test)."""
+    return os.environ.get(DESKTOP_ASK, "")
+
+
 SPACE_VOLUME = Path("/data")  # where a Space's persistent storage was mounted before volumes had chosen paths
 
 
@@ -45,7 +79,7 @@ def storage_dir() -> Path | None:
     """A writable volume that outlives the process: ``AMBIGDEMO_STORAGE`` (e.g. a Space's Storage Bucket,
     mounted read-write at the path its owner chose), else ``/data`` on a Space that has it writable, else None."""
     chosen = os.environ.get("AMBIGDEMO_STORAGE")
-    candidate = Path(chosen) if chosen else SPACE_VOLUME if os.environ.get("SPACE_ID") else None
+    candidate = Path(chosen) if chosen else SPACE_VOLUME if space_id() else None
     if candidate is not None and candidate.is_dir() and os.access(candidate, os.W_OK):
         return candidate
     return None
@@ -105,6 +139,10 @@ class Config:
     admin_token: str = ""
     study: str = ""
     annotator_daily_cap: int = 200
+    compare_systems: str = ""  # the Compare tab's systems outside a study (a comma list; "": judging.systems.DEFAULT_SYSTEMS)
+    compare_pool: str = ""  # the Compare tab's question file outside a study ("": assets/compare_questions.json)
+    hub_dataset: str = ""  # a Hub dataset the judgments are mirrored to (with hub_token)
+    hub_token: str = ""
 
     @classmethod
     def from_env(cls, **overrides) -> "Config":
@@ -138,6 +176,10 @@ class Config:
             admin_token=env.get("AMBIGDEMO_ADMIN_TOKEN", ""),
             study=env.get("AMBIGDEMO_STUDY", ""),
             annotator_daily_cap=int(env.get("AMBIGDEMO_DAILY_CAP", cls.annotator_daily_cap)),
+            compare_systems=env.get("AMBIGDEMO_COMPARE_SYSTEMS", ""),
+            compare_pool=env.get("AMBIGDEMO_COMPARE_POOL", ""),
+            hub_dataset=env.get("AMBIGDEMO_HF_DATASET", ""),
+            hub_token=env.get("HF_TOKEN", ""),
         )
         if base.reader not in READERS:
             raise ValueError(f"AMBIGDEMO_READER must be one of {', '.join(READERS)}, got {base.reader!r}")

@@ -16,6 +16,7 @@ import pytest
 
 from ambigdemo.judging import exports
 from ambigdemo.judging.judgment import CRITERIA, Judgment, pair_id
+from ambigdemo.config import Config
 from ambigdemo.judging.store import CapReached, DuplicateJudgment, HubMirror, JudgmentStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -278,7 +279,9 @@ def test_reset_needs_the_admin_token(store: JudgmentStore) -> None:
 def test_hub_mirror_appends_new_judgments_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("HF_TOKEN", raising=False)
     monkeypatch.setenv("AMBIGDEMO_HF_DATASET", "someone/judgments")
-    assert HubMirror.from_env(tmp_path) is None
+    config = Config.from_env()
+    assert (config.hub_dataset, config.hub_token) == ("someone/judgments", "")
+    assert HubMirror.pushing(tmp_path, config.hub_dataset, config.hub_token) is None  # a dataset without a token
     mirror = HubMirror(tmp_path / "hub", threading.Lock())
     store = JudgmentStore(tmp_path / "judgments.sqlite", mirror=mirror)
     j = make(client_key="k")

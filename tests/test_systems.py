@@ -8,6 +8,7 @@ import random
 import pytest
 from conftest import stored_rows
 
+from ambigdemo.config import Config
 from ambigdemo.judging.arena import Arena
 from ambigdemo.judging.judgment import Judgment
 from ambigdemo.judging.store import JudgmentStore
@@ -100,7 +101,7 @@ def test_stored_system_errors_name_the_line(tmp_path, line, message):
 
 def test_system_specs_from_env_and_errors(monkeypatch, stored_specs):
     monkeypatch.setenv("AMBIGDEMO_COMPARE_SYSTEMS", ",".join(stored_specs[:2]))
-    assert list(load_systems(None)) == ["stored:x", "stored:y"]
+    assert list(load_systems(None, Config.from_env().compare_systems)) == ["stored:x", "stored:y"]
     with pytest.raises(SpecError, match="unknown system"):
         load_systems(None, ["nope", stored_specs[0]])
     with pytest.raises(SpecError, match="at least two"):
@@ -120,8 +121,9 @@ def test_pool_formats(tmp_path, monkeypatch):
     assert Pool.load(listed).questions == ("A?", "B?")
     jsonl = write_stored(tmp_path / "refs.jsonl", QUESTIONS)
     monkeypatch.setenv("AMBIGDEMO_COMPARE_POOL", str(jsonl))
-    assert Pool.load().questions == tuple(QUESTIONS)
+    assert Pool.load(Config.from_env().compare_pool).questions == tuple(QUESTIONS)
     monkeypatch.delenv("AMBIGDEMO_COMPARE_POOL")
+    assert Config.from_env().compare_pool == ""
     assert Pool.load().source == str(POOL_FILE) and len(Pool.load().questions) >= 15
     empty = tmp_path / "empty.txt"
     empty.write_text("# nothing\n", encoding="utf-8")

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -137,7 +136,7 @@ def _refused(token: str) -> bool:
     from ambigdemo.judging.store import check_admin_token
 
     try:
-        check_admin_token(token, os.environ.get("AMBIGDEMO_ADMIN_TOKEN", ""))
+        check_admin_token(token, _config().admin_token)
     except PermissionError as exc:
         print(f"refused: {exc}", file=sys.stderr)
         return True
@@ -367,6 +366,6 @@ def _check(args: argparse.Namespace) -> int:
 def _reset(args: argparse.Namespace) -> int:
     if _refused(args.token):
         return 2
-    deleted = _open(args).reset(args.token, os.environ["AMBIGDEMO_ADMIN_TOKEN"])
+    deleted = _open(args).reset(args.token, _config().admin_token)
     print(f"deleted {deleted} judgments")
     return 0

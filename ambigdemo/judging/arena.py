@@ -55,10 +55,11 @@ class Arena:
         self.checks = self._eligible_checks() if study and study.attention_share > 0 else []
 
     @classmethod
-    def from_env(cls, pipeline: "Pipeline | None", specs: str | Sequence[str] | None = None,
-                 pool: str | os.PathLike | Pool | None = None,
-                 data_dir: str | os.PathLike | None = None) -> "Arena":
-        """Systems from ``specs`` (else ``AMBIGDEMO_COMPARE_SYSTEMS``), questions from ``pool`` (else env/default)."""
+    def from_specs(cls, pipeline: "Pipeline | None", specs: str | Sequence[str] | None = None,
+                   pool: str | os.PathLike | Pool | None = None,
+                   data_dir: str | os.PathLike | None = None) -> "Arena":
+        """Systems from ``specs`` (``Config.compare_systems``; else the defaults), questions from ``pool``
+        (``Config.compare_pool``; else the default file)."""
         systems = load_systems(pipeline, specs, data_dir)
         return cls(systems, pool if isinstance(pool, Pool) else Pool.load(pool))
 

@@ -326,9 +326,9 @@ class HubMirror:
             log.exception("could not mirror judgment %s; it is safe in SQLite", j.id)
 
     @classmethod
-    def from_env(cls, data_dir: str | os.PathLike, every_minutes: float = 5) -> "HubMirror | None":
-        """A mirror pushing to ``AMBIGDEMO_HF_DATASET`` with ``HF_TOKEN``; ``None`` unless both are set."""
-        repo_id, token = os.environ.get("AMBIGDEMO_HF_DATASET"), os.environ.get("HF_TOKEN")
+    def pushing(cls, data_dir: str | os.PathLike, repo_id: str, token: str, every_minutes: float = 5) -> "HubMirror | None":
+        """A mirror pushing to the dataset ``repo_id`` with ``token`` (``Config.hub_dataset``, ``Config.hub_token``);
+        ``None`` unless both are set."""
         if not (repo_id and token):
             return None
         from huggingface_hub import CommitScheduler
@@ -341,6 +341,7 @@ class HubMirror:
         return cls(folder, scheduler.lock)
 
 
-def open_store(data_dir: str | os.PathLike, db_path: str | os.PathLike, daily_cap: int = 0) -> JudgmentStore:
-    """The app's store: ``db_path`` with the daily cap, mirrored to the Hub when configured."""
-    return JudgmentStore(db_path, daily_cap=daily_cap, mirror=HubMirror.from_env(data_dir))
+def open_store(data_dir: str | os.PathLike, db_path: str | os.PathLike, daily_cap: int = 0, hub_dataset: str = "",
+               hub_token: str = "") -> JudgmentStore:
+    """The app's store: ``db_path`` with the daily cap, mirrored to the Hub dataset when one is configured."""
+    return JudgmentStore(db_path, daily_cap=daily_cap, mirror=HubMirror.pushing(data_dir, hub_dataset, hub_token))

@@ -42,8 +42,6 @@ if TYPE_CHECKING:
     from ambigdemo.judging.store import JudgmentStore
 
 POOL_FILE = ROOT / "assets" / "compare_questions.json"
-POOL_ENV = "AMBIGDEMO_COMPARE_POOL"
-SYSTEMS_ENV = "AMBIGDEMO_COMPARE_SYSTEMS"
 DEFAULT_SYSTEMS = ("full", "evidence", "top-passage", "k4")
 STORED_PREFIX = "stored:"
 MAX_ANSWER_CHARS = 5000
@@ -234,9 +232,9 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], bool]] = {
 
 
 def parse_specs(specs: str | Sequence[str] | None) -> list[str]:
-    """System specs from a comma list or a sequence; ``None`` reads ``AMBIGDEMO_COMPARE_SYSTEMS``."""
-    if specs is None:
-        specs = os.environ.get(SYSTEMS_ENV) or ",".join(DEFAULT_SYSTEMS)
+    """System specs from a comma list or a sequence; ``None`` or "": the default systems."""
+    if not specs:
+        specs = ",".join(DEFAULT_SYSTEMS)
     if isinstance(specs, str):
         specs = specs.split(",")
     out: list[str] = []
@@ -330,12 +328,12 @@ class Pool:
 
     @classmethod
     def load(cls, path: str | os.PathLike | None = None) -> "Pool":
-        """``path``, else ``AMBIGDEMO_COMPARE_POOL``, else ``assets/compare_questions.json``.
+        """``path`` (``Config.compare_pool``), else ``assets/compare_questions.json``.
 
         ``.json``: a list of strings or of ``{"question": ...}``; ``.jsonl``: objects with ``question``
         (a stored system's file works); anything else: one question per line, ``#`` starts a comment.
         """
-        path = Path(path or os.environ.get(POOL_ENV) or POOL_FILE)
+        path = Path(path or POOL_FILE)
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:

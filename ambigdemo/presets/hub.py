@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ambigdemo.config import hub_endpoint, hub_offline_now
 from ambigdemo.presets.artifacts import PresetPaths
 from ambigdemo.presets.steps import Steps
 from ambigdemo.presets.catalog import Component, Preset, RemoteFile, get_preset
@@ -75,7 +76,7 @@ class Expected:
 
 
 def resolve_endpoint(endpoint: str | None = None) -> str:
-    return (endpoint or os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).rstrip("/")
+    return (endpoint or hub_endpoint() or DEFAULT_ENDPOINT).rstrip("/")
 
 
 def retry_command(preset: str, endpoint: str | None = None) -> str:
@@ -251,8 +252,7 @@ def offline_mode() -> bool:
     """``HF_HUB_OFFLINE`` (or ``TRANSFORMERS_OFFLINE``) as set now, or as huggingface_hub read it at import."""
     from huggingface_hub import constants
 
-    now = os.environ.get("HF_HUB_OFFLINE") or os.environ.get("TRANSFORMERS_OFFLINE") or ""
-    return now.strip().upper() in {"1", "ON", "YES", "TRUE"} or bool(constants.HF_HUB_OFFLINE)
+    return hub_offline_now() or bool(constants.HF_HUB_OFFLINE)
 
 
 def _quiet(*_args, **_kwargs) -> None:

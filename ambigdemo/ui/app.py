@@ -31,7 +31,8 @@ warnings.filterwarnings("ignore", message=r"'HTTP_422_UNPROCESSABLE_ENTITY' is d
 
 
 def build_app(pipeline: Pipeline, config: Config) -> gr.Blocks:
-    store = open_store(config.data_dir, config.judgments_db, config.annotator_daily_cap)
+    store = open_store(config.data_dir, config.judgments_db, config.annotator_daily_cap, config.hub_dataset,
+                       config.hub_token)
     workers = Workers(config.concurrency)
     arena = Arena.from_study(pipeline, Study.load(config.study, config.studies_dir), config.data_dir) if config.study else None
     with gr.Blocks(title=TITLE, delete_cache=(leaderboard.EXPORT_TTL_S, leaderboard.EXPORT_TTL_S)) as demo:

@@ -18,7 +18,6 @@ import inspect
 import json
 import logging
 import math
-import os
 import random
 import re
 import threading
@@ -33,7 +32,7 @@ from typing import Any
 import gradio as gr
 
 from ambigdemo import __version__
-from ambigdemo.config import Config
+from ambigdemo.config import Config, oauth_client_id, space_id
 from ambigdemo.judging.judgment import CRITERIA_LABELS, Judgment, utc_now
 from ambigdemo.judging.store import JudgmentStore, StoreError
 from ambigdemo.judging.arena import Arena
@@ -125,9 +124,9 @@ def on_space() -> bool:
     OAuth needs ``hf_oauth: true`` in the Space's README (which sets ``OAUTH_CLIENT_ID``) and
     ``gradio[oauth]``; without them Gradio cannot serve the login routes, so the typed name is used.
     """
-    if not os.environ.get("SPACE_ID"):
+    if not space_id():
         return False
-    if not os.environ.get("OAUTH_CLIENT_ID"):
+    if not oauth_client_id():
         log.warning("SPACE_ID is set but OAuth is not enabled (hf_oauth: true); annotators type their name")
         return False
     if not all(importlib.util.find_spec(name) for name in ("authlib", "itsdangerous")):
@@ -393,7 +392,7 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
 
     With ``page`` (the app's Blocks) and ``memory`` (its :func:`browser_memory`) a reload brings back
     the typed name and the pair being judged, reopening the tab (``tabs``, whose tab id is ``compare``)."""
-    arena = arena or Arena.from_env(pipeline, data_dir=config.data_dir)
+    arena = arena or Arena.from_specs(pipeline, config.compare_systems, config.compare_pool or None, config.data_dir)
     session = CompareSession(arena, store, rng or random.Random(), workers)
     space = on_space()
 

@@ -13,10 +13,11 @@ import time
 
 import gradio as gr
 
+from ambigdemo.config import DESKTOP_ASK, desktop_question
 from ambigdemo.localhost import free_port
 from ambigdemo.ui.app import launch
 
-ASK_ENV = "AMBIGDEMO_DESKTOP_ASK"
+ASK_ENV = DESKTOP_ASK  # the desktop test sets it
 REPORT_PREFIX = "AMBIGDEMO_DESKTOP_REPORT "
 INSTALL_HINT = "the desktop app needs pywebview with Qt: pip install -r requirements-desktop.txt"
 
@@ -54,7 +55,7 @@ def run(demo: gr.Blocks, width: int = 1200, height: int = 900) -> None:
     launch(demo, "127.0.0.1", port, prevent_thread_lock=True, quiet=True, inbrowser=False, share=False)
     try:
         window = webview.create_window(demo.title, f"http://127.0.0.1:{port}/", width=width, height=height)
-        question = os.environ.get(ASK_ENV)
+        question = desktop_question()
         if question:
             webview.start(_ask_and_report, (window, question))
         else:
