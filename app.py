@@ -45,7 +45,7 @@ def prepare_space(models_dir: Path, reader_model: str = "") -> None:
 def build_reader(config) -> None:
     """Build the chosen reader model once. One that cannot be built (its packages are not installed) is said
     in one line, and the app answers with the fallback reader (its notice says so too)."""
-    from ambigdemo.presets.artifacts import build_embedded
+    from ambigdemo.building.embedded import build_embedded
     from ambigdemo.presets.steps import StepFailed
 
     if not config.reader_model:
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.desktop:
         os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    from ambigdemo.presets.artifacts import build_embedded
+    from ambigdemo.building.embedded import build_embedded
     from ambigdemo.presets.steps import StepFailed
     from ambigdemo.config import Config
     from ambigdemo.pipeline import Pipeline

@@ -40,7 +40,7 @@ CHROMIUM_ARGS = [
 @pytest.fixture(scope="session")
 def preset():
     """The embedded preset, built (or verified) once per session; returns its PresetPaths."""
-    from ambigdemo.presets.artifacts import build_embedded
+    from ambigdemo.building.embedded import build_embedded
 
     return build_embedded(EMBEDDED, progress=False)
 
@@ -49,7 +49,7 @@ def preset():
 def reader_15b(preset):
     """The app's default reader, the 1.5B, built (or verified) once per session: its generator folder."""
     from ambigdemo.config import READER_MODELS
-    from ambigdemo.presets.artifacts import build_embedded
+    from ambigdemo.building.embedded import build_embedded
 
     return build_embedded(ROOT / "models" / READER_MODELS["1.5b"], progress=False, only=("generator",)).generator
 

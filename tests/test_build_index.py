@@ -28,7 +28,7 @@ import pytest
 
 from ambigdemo.cli import main
 from ambigdemo.text import split_sentences
-from ambigdemo.presets.distributed import ATTEMPTS
+from ambigdemo.building.distributed import ATTEMPTS
 from ambigdemo.runtimes.manifest import MANIFEST
 from ambigdemo.runtimes.index import PASSAGES, VECTORS, PassageIndex
 

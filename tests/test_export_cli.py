@@ -91,7 +91,8 @@ def test_export_generate_quantized_runs(tmp_path, preset, quant, tied):
     import onnx
 
     from ambigdemo.presets.artifacts import GENERATOR_RECIPE
-    from ambigdemo.presets.export import RECIPES, export_generator
+    from ambigdemo.building.export import export_generator
+    from ambigdemo.runtimes.specs import RECIPES
     from ambigdemo.runtimes.onnx import Message, OnnxChatGenerator
 
     src = make_tiny_llama(tmp_path / "tiny-llama", preset.generator / "tokenizer.json", tied)
@@ -127,7 +128,7 @@ def test_export_generate_from_gguf_in_a_build_step_is_quiet(tmp_path, preset):
     gguf_file = make_tiny_gguf(tmp_path / "src" / "tiny.gguf", preset.generator / "tokenizer.json")
     log, out = tmp_path / "build.log", tmp_path / "generator"
     script = (
-        "import sys; from pathlib import Path; from ambigdemo.presets.export import export_generator; "
+        "import sys; from pathlib import Path; from ambigdemo.building.export import export_generator; "
         "from ambigdemo.presets.steps import Steps; "
         "export_generator(Path(sys.argv[1]).parent, Path(sys.argv[2]), quant='int4', gguf_file=Path(sys.argv[1]).name, "
         "step=Steps(Path(sys.argv[3])).step)"
@@ -154,7 +155,7 @@ def test_the_lean_gguf_export_makes_the_float_paths_model(tmp_path, preset):
     import onnxruntime as ort
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from ambigdemo.presets.export import export_generator
+    from ambigdemo.building.export import export_generator
     from ambigdemo.runtimes.onnx import Message, OnnxChatGenerator
 
     gguf_file = make_tiny_gguf(tmp_path / "src" / "tiny.gguf", preset.generator / "tokenizer.json")
@@ -188,7 +189,7 @@ def test_the_lean_gguf_export_makes_the_float_paths_model(tmp_path, preset):
 
 
 def test_the_lean_export_names_a_weight_the_file_lacks(tmp_path, preset):
-    from ambigdemo.presets.gguf_export import fill_weights, trace_graph
+    from ambigdemo.building.gguf_export import fill_weights, trace_graph
 
     whole = make_tiny_gguf(tmp_path / "whole" / "tiny.gguf", preset.generator / "tokenizer.json")
     trace_graph(whole, tmp_path / "graph.onnx")

@@ -15,7 +15,7 @@ from ambigdemo.evaluation import contrast
 from ambigdemo.evaluation.datasets import load_ambignq
 from ambigdemo.pipeline import Pipeline
 from ambigdemo.runtimes.manifest import ArtifactError
-from ambigdemo.presets.train_retriever import TrainConfig, export, paraphrases, train
+from ambigdemo.building.train_retriever import TrainConfig, export, paraphrases, train
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from ambigdemo.runtimes.manifest import ArtifactError
 from ambigdemo.evaluation.datasets import load_ambignq
 from ambigdemo.runtimes.onnx import OnnxChatGenerator, render_chatml
 from ambigdemo.stages.rewrite import Rewriter, rewrite_messages
-from ambigdemo.presets.train_rewriter import IGNORE, TrainConfig, encode, rewrite_pairs
+from ambigdemo.building.train_rewriter import IGNORE, TrainConfig, encode, rewrite_pairs
 
 TRAIN = AMBIGNQ_TRAIN
 RECORDS = [
@@ -78,7 +78,7 @@ def test_only_the_rewrite_carries_loss(preset):
 def test_a_resumed_run_equals_an_uninterrupted_one_and_exports(data, tiny_llama, preset, tmp_path, monkeypatch):
     from safetensors.numpy import load_file
 
-    from ambigdemo.presets.train_rewriter import export, train
+    from ambigdemo.building.train_rewriter import export, train
 
     tokenizer = preset.generator / "tokenizer.json"
     config = TrainConfig(data=str(data), max_steps=3, batch_size=2, learning_rate=1e-3, save_steps=2, seed=0)

@@ -10,7 +10,7 @@ import pytest
 
 from ambigdemo.config import VERIFIERS, Config, fitted_verifier, reader_model_of
 from ambigdemo.evaluation.readings import right
-from ambigdemo.presets.train_verifier import collect, featurize, gold_answers, labelled, records, sweep
+from ambigdemo.building.train_verifier import collect, featurize, gold_answers, labelled, records, sweep
 from ambigdemo.stages.reader.verifier import FEATURES, Verifier, auc, fit
 from ambigdemo.text import normalize_answer
 

@@ -91,7 +91,8 @@ def onnx_vs_torch(repeats: int = 3, queries: int = 30, new_tokens: int = 32) -> 
     import torch
     from transformers import AutoModel, AutoModelForCausalLM, AutoTokenizer
 
-    from ambigdemo.presets.artifacts import HF_EMBEDDER_DIR, TOKENIZER_PACKAGE, PresetPaths, generator_gguf
+    from ambigdemo.presets.artifacts import HF_EMBEDDER_DIR, TOKENIZER_PACKAGE, PresetPaths
+    from ambigdemo.building.embedded import generator_gguf
     from ambigdemo.config import Config
     from ambigdemo.corpus import package_file
     from ambigdemo.runtimes.onnx import Message, OnnxChatGenerator, OnnxEmbedder

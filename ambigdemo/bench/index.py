@@ -1,6 +1,6 @@
 """``python -m ambigdemo bench --index``: build throughput on Ray (1 vs 2 workers) and index types at scale.
 
-* **build**: the same passages embedded by :func:`ambigdemo.presets.distributed.embed_shards` with 1
+* **build**: the same passages embedded by :func:`ambigdemo.building.distributed.embed_shards` with 1
   and with 2 Ray actors (one CPU each), alternated ``repeats`` times in one local Ray, beside one
   in-process embedder using every core; passages/s, median over the repeats.
 * **search**: ``vectors`` unit vectors made from the embedded index's real passage vectors, each
@@ -93,7 +93,7 @@ def build_table(passages: int = 1000, shard_rows: int = 125, repeats: int = 3) -
     import ray
 
     from ambigdemo.presets.artifacts import EMBEDDER_ID
-    from ambigdemo.presets.distributed import embed_shards, plan_shards
+    from ambigdemo.building.distributed import embed_shards, plan_shards
     from ambigdemo.presets.indexing import passage_text
     from ambigdemo.config import Config
     from ambigdemo.corpus import read_passages

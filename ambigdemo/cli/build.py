@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ambigdemo.presets.artifacts import build_embedded
+    from ambigdemo.building.embedded import build_embedded
     from ambigdemo.presets.steps import StepFailed
     from ambigdemo.config import Config
 

@@ -3,7 +3,7 @@
 PASSAGES is a DPR-style TSV (header ``id<TAB>text<TAB>title``), JSONL or Parquet (``id``, ``text``,
 ``title``). It is split into shards, the shards are embedded by ONNX actors on Ray (a private local
 Ray by default, a cluster with ``--ray-address``), and merged into one FAISS index (``--index-type``
-flat, hnsw or ivfpq); see :mod:`ambigdemo.presets.distributed`. Every finished shard is kept, so a
+flat, hnsw or ivfpq); see :mod:`ambigdemo.building.distributed`. Every finished shard is kept, so a
 killed build resumes at its first unfinished shard when the same command runs again. Use the result
 with ``python app.py --index DIR`` or ``python -m ambigdemo ask QUESTION --index DIR``; the app's
 embedder must be the one used here.
@@ -17,7 +17,7 @@ import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from ambigdemo.presets.distributed import SHARD_ROWS
+    from ambigdemo.building.distributed import SHARD_ROWS
     from ambigdemo.runtimes.index import INDEX_TYPES
 
     p = sub.add_parser("build-index", help="embed a TSV/JSONL/Parquet passage file into an index folder (Ray Data, resumable)")
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: embedder {embedder_dir}: {exc}", file=sys.stderr)
         return 2
 
-    from ambigdemo.presets.distributed import build_index_distributed
+    from ambigdemo.building.distributed import build_index_distributed
     from ambigdemo.presets.steps import BUILD_LOG, StepFailed, Steps
 
     steps = Steps(Config.from_env().models_dir / BUILD_LOG)

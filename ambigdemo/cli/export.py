@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     out = Path(args.out) if args.out else Config.from_env().models_dir / "custom" / DEFAULT_OUT[args.task]
     try:
-        from ambigdemo.presets.export import export_embedder, export_generator
+        from ambigdemo.building.export import export_embedder, export_generator
         from ambigdemo.runtimes.specs import EmbedderSpec
     except ImportError as exc:  # pragma: no cover - the packages are in requirements.txt
         print(f"error: export needs torch, transformers and optimum ({exc}); pip install -r requirements.txt", file=sys.stderr)

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from ambigdemo.pipeline import Pipeline
     from ambigdemo.runtimes.onnx import OnnxEmbedder
     from ambigdemo.stages.retrieve import Retriever
-    from ambigdemo.presets.train_retriever import TrainConfig, export, paraphrases, train
+    from ambigdemo.building.train_retriever import TrainConfig, export, paraphrases, train
 
     pipeline = Pipeline.load(Config.from_env(use_generator=False, reader="heuristic", query_encoder_dir=None))
     index = pipeline.retriever.index

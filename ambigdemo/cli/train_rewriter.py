@@ -32,10 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ambigdemo.presets.artifacts import PresetPaths, generator_gguf
+    from ambigdemo.presets.artifacts import PresetPaths
+    from ambigdemo.building.embedded import generator_gguf
     from ambigdemo.config import Config
     from ambigdemo.evaluation.datasets import DataError
-    from ambigdemo.presets.train_rewriter import TrainConfig, export, train
+    from ambigdemo.building.train_rewriter import TrainConfig, export, train
 
     models_dir = Config.from_env().models_dir
     tokenizer = PresetPaths(models_dir / "embedded").generator / "tokenizer.json"

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from ambigdemo.evaluation.datasets import load_ambignq
     from ambigdemo.files import replace_text
     from ambigdemo.pipeline import Pipeline
-    from ambigdemo.presets.train_verifier import collect, featurize, gold_answers, labelled, records, sweep
+    from ambigdemo.building.train_verifier import collect, featurize, gold_answers, labelled, records, sweep
     from ambigdemo.stages.reader.verifier import FEATURES, auc, fit
 
     pipeline = Pipeline.load(Config.from_env(use_generator=False, verifier="off"))

@@ -1,3 +1,4 @@
-"""The presets: what each is made of (:mod:`.catalog`), building the embedded one from PyPI (:mod:`.artifacts`,
-:mod:`.export`), fetching one from the hub (:mod:`.hub`), passage indexes (:mod:`.indexing`,
-:mod:`.distributed`) and the models trained for them (:mod:`.train_retriever`, :mod:`.train_rewriter`)."""
+"""The presets as loading reads them, under the stages: what each is made of (:mod:`.catalog`), where the
+embedded one lives and what completes it (:mod:`.artifacts`), fetching one from the hub (:mod:`.hub`),
+and the two helpers a download shares with a build: embedding passages into an index (:mod:`.indexing`)
+and announced steps with progress bars (:mod:`.steps`). Building and training: :mod:`ambigdemo.building`."""

@@ -18,6 +18,13 @@ ChatFormat = Literal["chatml"]
 SpecT = TypeVar("SpecT", bound="ModelSpec")
 
 
+RECIPES = {  # recorded in the manifest, so a build can tell an export made by an older recipe
+    "int8": "dynamic int8, per channel (MatMulInteger)",
+    "int4": "4-bit blocks of 32, symmetric: MatMul (MatMulNBits) and Gather (GatherBlockQuantized)",
+}
+
+
+
 class ModelSpec:
     """A frozen dataclass stored as one JSON object named ``FILE`` in a model folder."""
 

@@ -6,7 +6,7 @@ state the answer, whether its kind is the kind the question asks for, how much o
 sentence stating it holds, and the two signs of a wrong passage that the rules used to decide alone
 (a superlative ranked only with an ordinal, another year), and how many other answers were replied
 before it (the model's first answers are more often right). Its weights are fitted on AmbigNQ train
-by ``python -m ambigdemo train-verifier`` (:mod:`ambigdemo.presets.train_verifier`) and its threshold
+by ``python -m ambigdemo train-verifier`` (:mod:`ambigdemo.building.train_verifier`) and its threshold
 on the readings dev set, with the reading it was tuned with; all are in one small JSON file per reader model
 (``config.VERIFIERS``), since each model's replies are right at a different rate.
 """

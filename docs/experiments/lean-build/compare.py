@@ -3,7 +3,7 @@ models (no cache) and prints the largest difference of their logits and of their
 
     python docs/experiments/lean-build/compare.py FLOAT_PATH/model.onnx LEAN_PATH/model.onnx
 
-Used on 2026-11-26 for the lean build (ambigdemo/presets/gguf_export.py) against the float path of
+Used on 2026-11-26 for the lean build (ambigdemo/building/gguf_export.py) against the float path of
 b8be77b, for the 0.5B and the 1.5B: every difference printed 0.0 (docs/benchmarks.md).
 """
 

@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from ambigdemo.config import Config
 from ambigdemo.pipeline import Pipeline
-from ambigdemo.presets.train_verifier import records
+from ambigdemo.building.train_verifier import records
 from ambigdemo.runtimes.onnx import ASSISTANT, END, chatml_turn
 
 ASK = 'Does the passage say that {answer} is the answer to the question "{question}"? Reply yes or no.'

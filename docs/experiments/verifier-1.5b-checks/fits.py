@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ambigdemo.config import VERIFIERS, Config
 from ambigdemo.pipeline import Pipeline
-from ambigdemo.presets.train_verifier import featurize, labelled, out_of_fold, records
+from ambigdemo.building.train_verifier import featurize, labelled, out_of_fold, records
 from ambigdemo.stages.reader.verifier import FEATURES, Verifier, auc, fit
 from ambigdemo.text import normalize_answer
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ambigdemo.config import VERIFIERS, Config
 from ambigdemo.pipeline import Pipeline
-from ambigdemo.presets.train_verifier import featurize, labelled, records
+from ambigdemo.building.train_verifier import featurize, labelled, records
 from ambigdemo.stages.reader.verifier import FEATURES, Verifier, auc, fit
 
 big, small = Path(sys.argv[1]), Path(sys.argv[2])

@@ -16,7 +16,7 @@ from pathlib import Path
 from ambigdemo.config import Config
 from ambigdemo.evaluation import readings
 from ambigdemo.pipeline import Pipeline
-from ambigdemo.presets.train_verifier import records
+from ambigdemo.building.train_verifier import records
 from ambigdemo.stages.answers import same_answer
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.recall import relevant

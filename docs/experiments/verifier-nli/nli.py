@@ -22,7 +22,7 @@ from transformers import AutoTokenizer
 
 from ambigdemo.config import Config
 from ambigdemo.pipeline import Pipeline
-from ambigdemo.presets.train_verifier import records
+from ambigdemo.building.train_verifier import records
 from ambigdemo.stages.reader.verify import stating
 
 home = Path(os.environ["NLI"])

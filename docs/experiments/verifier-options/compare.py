@@ -14,7 +14,7 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 from ambigdemo.config import Config
 from ambigdemo.pipeline import Pipeline
-from ambigdemo.presets.train_verifier import featurize, labelled, records
+from ambigdemo.building.train_verifier import featurize, labelled, records
 from ambigdemo.stages.reader.verifier import FEATURES, auc, fit
 from ambigdemo.stages.reader.verify import stating
 from ambigdemo.text import normalize_answer

@@ -14,7 +14,7 @@ import numpy as np
 
 from ambigdemo.config import Config
 from ambigdemo.pipeline import Pipeline
-from ambigdemo.presets.train_verifier import records
+from ambigdemo.building.train_verifier import records
 from ambigdemo.runtimes.onnx import ASSISTANT, chatml_turn
 from ambigdemo.stages.reader.verifier import auc
 from ambigdemo.stages.reader.verify import stating

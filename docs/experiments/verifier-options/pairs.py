@@ -8,7 +8,7 @@ from pathlib import Path
 from ambigdemo.config import Config, AMBIGNQ_TRAIN
 from ambigdemo.pipeline import Pipeline
 from ambigdemo.evaluation.datasets import load_ambignq
-from ambigdemo.presets.train_verifier import gold_answers, records
+from ambigdemo.building.train_verifier import gold_answers, records
 from ambigdemo.evaluation.readings import right
 from ambigdemo.corpus import split_sentences
 from ambigdemo.stages.answers import bare_title

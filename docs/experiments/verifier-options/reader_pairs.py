@@ -4,7 +4,7 @@ import json, sys, zlib
 from pathlib import Path
 from ambigdemo.config import Config
 from ambigdemo.pipeline import Pipeline
-from ambigdemo.presets.train_verifier import records
+from ambigdemo.building.train_verifier import records
 from ambigdemo.stages.reader.verify import stating
 pipeline = Pipeline.load(Config.from_env(use_generator=False, verifier="off"))
 for name in ("train", "dev"):

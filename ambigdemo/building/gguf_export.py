@@ -5,7 +5,7 @@ Two steps, each a fraction of the float model's memory:
 1. :func:`trace_graph`: optimum traces the graph (its ONNX config, model patcher and dummy inputs) from a
    model whose every weight is one broadcast number, with the weights left out as named graph inputs;
 2. :func:`fill_weights`: each GGUF tensor is de-quantized as transformers does, then quantized by
-   onnxruntime's ``MatMulNBitsQuantizer`` with :func:`~ambigdemo.presets.export.int4_quantizer`'s recipe
+   onnxruntime's ``MatMulNBitsQuantizer`` with :func:`~ambigdemo.building.export.int4_quantizer`'s recipe
    and put in its input's place, one tensor at a time.
 
 The model is the one the float path (GGUF -> transformers -> optimum -> quantizer) makes from the same
@@ -20,7 +20,7 @@ from unittest import mock
 
 import numpy as np
 
-from ambigdemo.presets.export import int4_quantizer
+from ambigdemo.building.quantize import int4_quantizer
 
 TASK = "text-generation-with-past"
 EXTERNAL_DATA = "model.onnx_data"

@@ -148,6 +148,6 @@ def train(
 
 def export(final: Path, dest: Path) -> Path:
     """The tuned weights as the app's int4 ONNX generator folder (``model.onnx``, tokenizer, manifest)."""
-    from ambigdemo.presets.export import export_generator
+    from ambigdemo.building.export import export_generator
 
     return export_generator(Path(final), Path(dest), quant="int4")

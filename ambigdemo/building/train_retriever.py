@@ -124,6 +124,6 @@ def train(pairs: list[ContrastPair], index, source: Path, out: Path, config: Tra
 
 def export(final: Path, folder: Path) -> Path:
     """The trained weights as the app's int8 ONNX query encoder (same recipe as the shipped embedder)."""
-    from ambigdemo.presets.export import export_embedder
+    from ambigdemo.building.export import export_embedder
 
     return export_embedder(final, folder, quant="int8")

@@ -1,6 +1,7 @@
 """Turn Hugging Face model folders into the ONNX folders the app loads (needs torch and optimum).
 
-Only the ``export`` and ``build`` commands import this module; the answer path never does.
+Only the ``export`` and ``build`` commands import this module; the answer path never does. The
+quantizers are :mod:`.quantize`; the lean path from a GGUF file, :mod:`.gguf_export`.
 """
 
 from __future__ import annotations
@@ -11,83 +12,14 @@ import tempfile
 from contextlib import nullcontext, redirect_stderr
 from pathlib import Path
 
+from ambigdemo.building.quantize import QUANTIZERS
 from ambigdemo.presets.steps import Step
 from ambigdemo.runtimes.manifest import write_manifest
-from ambigdemo.runtimes.specs import EmbedderSpec, GeneratorSpec
+from ambigdemo.runtimes.onnx import KEEP_LOGITS
+from ambigdemo.runtimes.specs import RECIPES, EmbedderSpec, GeneratorSpec
 
 CHATML_START = "<|im_start|>"
 CHATML_END = "<|im_end|>"
-
-
-def quantize_int8(model: Path) -> None:
-    """Dynamic int8 weight quantization in place, one scale per output channel (onnxruntime's CPU recipe).
-
-    Per-channel scales keep an all-MiniLM-L6-v2 export at cosine >= 0.99 to its fp32 vectors, where
-    one scale per tensor drops it to 0.95-0.98.
-    """
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    tmp = model.with_suffix(".int8.onnx")
-    quantize_dynamic(str(model), str(tmp), weight_type=QuantType.QInt8, per_channel=True)
-    _replace_model(model, tmp)
-
-
-def quantize_int4(model: Path, block_size: int = 32) -> None:
-    """4-bit block-wise weights in place, the output head and the token embeddings included.
-
-    Projections become onnxruntime's MatMulNBits (int8 compute), the embedding table GatherBlockQuantized.
-
-    For SmolLM2-135M on 2 CPU cores this decodes faster than :func:`quantize_int8` (whose
-    MatMulInteger ops are slower than fp32 here); ``python -m ambigdemo bench`` measures speed and
-    token NLL against PyTorch. A head tied to the embeddings reaches MatMul through a Transpose,
-    which the quantizer skips, so it is first stored as its own transposed weight.
-    """
-    import onnx
-
-    quantizer = int4_quantizer(_untie_head(onnx.load(str(model))), block_size)
-    quantizer.process()
-    tmp = model.with_suffix(".int4.onnx")
-    onnx.save_model(quantizer.model.model, str(tmp))
-    _replace_model(model, tmp)
-
-
-def int4_quantizer(proto, block_size: int = 32):
-    """onnxruntime's MatMulNBitsQuantizer with the int4 recipe (:data:`RECIPES`), for the whole model or one weight."""
-    from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
-
-    return MatMulNBitsQuantizer(
-        proto, bits=4, block_size=block_size, is_symmetric=True, accuracy_level=4,
-        op_types_to_quantize=("MatMul", "Gather"), quant_axes=(("MatMul", 0), ("Gather", 1)),
-    )
-
-
-def _replace_model(model: Path, quantized: Path) -> None:
-    """The quantized file takes the model's place; the fp32 external weights it no longer needs go."""
-    quantized.replace(model)
-    for extra in model.parent.glob("model.onnx_data"):
-        extra.unlink()
-
-
-def _untie_head(proto):
-    """MatMul(x, Transpose(W)) with W an initializer -> MatMul(x, W.T) with W.T an initializer of its own."""
-    from onnx import numpy_helper
-
-    graph = proto.graph
-    inits = {i.name: i for i in graph.initializer}
-    producers = {o: n for n in graph.node for o in n.output}
-    for node in [n for n in graph.node if n.op_type == "MatMul"]:
-        source = producers.get(node.input[1])
-        if source is None or source.op_type != "Transpose" or source.input[0] not in inits:
-            continue
-        name = f"{source.input[0]}.transposed"
-        graph.initializer.append(numpy_helper.from_array(numpy_helper.to_array(inits[source.input[0]]).T.copy(), name))
-        node.input[1] = name
-        if not any(source.output[0] in n.input for n in graph.node):
-            graph.node.remove(source)
-    return proto
-
-
-KEEP_LOGITS = "num_logits_to_keep"
 
 
 def keep_last_logits(model: Path) -> None:
@@ -122,13 +54,6 @@ def keep_last_logits(model: Path) -> None:
     onnx.save_model(proto, str(model))
 
 
-QUANTIZERS = {"int8": quantize_int8, "int4": quantize_int4}
-RECIPES = {  # recorded in the manifest, so a build can tell an export made by an older recipe
-    "int8": "dynamic int8, per channel (MatMulInteger)",
-    "int4": "4-bit blocks of 32, symmetric: MatMul (MatMulNBits) and Gather (GatherBlockQuantized)",
-}
-
-
 def _quantize(model: Path, quant: str | None) -> None:
     if quant:
         QUANTIZERS[quant](model)
@@ -155,7 +80,7 @@ def export_generator(
 ) -> Path:
     """A causal LM folder (or a GGUF file in it) -> ``model.onnx`` with KV cache + ``tokenizer.json`` + ``generator.json``.
 
-    A GGUF file bound for int4 takes the lean path (:mod:`~ambigdemo.presets.gguf_export`: the float model
+    A GGUF file bound for int4 takes the lean path (:mod:`~ambigdemo.building.gguf_export`: the float model
     is never held, the model is the same); anything else goes through the float model. ``step(name)``
     wraps each part (:meth:`~ambigdemo.presets.steps.Steps.step`)."""
     src, out = Path(src), Path(out)
@@ -175,7 +100,7 @@ def _export_gguf(gguf: Path, out: Path, step: Step) -> list[int]:
     """The lean path: trace the graph without weights, then fill it one quantized tensor at a time."""
     from transformers import AutoConfig, AutoTokenizer
 
-    from ambigdemo.presets.gguf_export import fill_weights, trace_graph
+    from ambigdemo.building.gguf_export import fill_weights, trace_graph
 
     with tempfile.TemporaryDirectory() as tmp:
         graph = Path(tmp) / "graph.onnx"
