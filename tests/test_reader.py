@@ -10,6 +10,8 @@ import json
 
 import pytest
 
+from ambigdemo.evaluation.gold import disambiguate
+
 from ambigdemo.config import ROOT
 from ambigdemo.stages.reader import LlmReader, MalformedOutput, relevant
 from ambigdemo.stages.reader.recall import parse_reply
@@ -152,12 +154,12 @@ def test_generated_paragraphs_cite_and_name_every_answer(everyday):
 
 def test_gold_answers_are_rewritten_by_the_llm_from_their_passage(pipeline):
     """AmbigQA's gold-answers setting (qd-gold) asks the same model the app asks, after the same turns."""
-    batman = pipeline.disambiguate("Who played Batman?", ["Michael Keaton", "Zorblax Quuxley"])
+    batman = disambiguate(pipeline, "Who played Batman?", ["Michael Keaton", "Zorblax Quuxley"])
     assert [i.answer for i in batman] == ["Michael Keaton", "Zorblax Quuxley"]
     keaton, unknown = batman
     assert keaton.source == "llm" and "1989" in keaton.question, keaton
     assert unknown.source == "prompt" and unknown.question == "Who played Batman?"  # no passage, no checked edit
-    assert pipeline.with_options(reader="heuristic").disambiguate("Who played Batman?", ["Michael Keaton"])[0].source != "llm"
+    assert disambiguate(pipeline.with_options(reader="heuristic"), "Who played Batman?", ["Michael Keaton"])[0].source != "llm"
 
 
 def test_an_ordinal_superlative_does_not_answer_a_superlative_question(pipeline):
@@ -316,8 +318,8 @@ def test_less_likely_replies_are_read_for_the_preset_they_were_tuned_for(pipelin
 
     assert pipeline.loaded == "embedded"
     assert (pipeline.reader.branch_passages, pipeline.reader.branch_min) == READER_BRANCHES["embedded"] == (1, 0.1)
-    assert Config().reader_branches("embedded-1.5b") == (0, 1.0)
-    assert Config(reader_branch_passages=0).reader_branches("embedded") == (0, 0.1)
+    assert Config().reader_branches("1.5b") == (0, 1.0)
+    assert Config(reader_branch_passages=0).reader_branches("0.5b") == (0, 0.1)
     assert pipeline.with_options(reader_branch_passages=2).reader.branch_passages == 2
 
 

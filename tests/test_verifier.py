@@ -79,9 +79,10 @@ def test_on_loads_the_verifier_fitted_for_the_reader_loaded(reader_15b):
 
     assert reader_model_of("embedded") == "0.5b" and reader_model_of("embedded-1.5b") == "1.5b"
     assert reader_model_of("wikipedia") is None and fitted_verifier("wikipedia") is None
+    assert fitted_verifier("1.5b") == VERIFIERS["1.5b"]
     app = Pipeline.load(Config.from_env(reader_model="1.5b", verifier="on", use_generator=False))
     fitted = Verifier.load(VERIFIERS["1.5b"])
-    assert app.reader_name == "embedded-1.5b" and app.reader.verifier == fitted != Verifier.load(VERIFIERS["0.5b"])
+    assert app.reader_model == "1.5b" and app.reader.verifier == fitted != Verifier.load(VERIFIERS["0.5b"])
     assert (app.reader.max_passages, app.reader.relevance, app.reader.branch_passages) == (fitted.passages, fitted.relevance, fitted.branch_passages)
     result = app.ask("Who wrote The Canterbury Tales?")
     assert [i.answer for i in result.interpretations if right(i.answer, ["Geoffrey Chaucer"])], result.interpretations

@@ -11,7 +11,8 @@ from ambigdemo.cli.score import _table
 from ambigdemo.config import AMBIGNQ_TRAIN as TRAIN
 from ambigdemo.evaluation.contrast import TASK as CONTRAST
 from ambigdemo.evaluation.followups import TASK as FOLLOWUP
-from ambigdemo.evaluation.runs import ONLY, PLOT, SYSTEMS, TASKS, _judge, evaluate, markdown, score_task
+from ambigdemo.evaluation.runs import ONLY, PLOT, SYSTEMS, TASKS, evaluate, markdown, score_task
+from ambigdemo.loading import reader_model
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         report = evaluate(
             args.task, Path(args.data), Path(args.out), config, functools.cache(lambda: Pipeline.load(config)),
             systems=tuple(dict.fromkeys(args.system)), limit=args.limit, train=args.train, subset=args.subset,
-            judge=functools.cache(lambda: _judge(config)),
+            judge=functools.cache(lambda: reader_model(config)),
         )
     except (DataError, ArtifactError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -52,9 +52,9 @@ def run(args: argparse.Namespace) -> int:
     if pipeline.reader is None:
         print("error: the verifier needs the LLM reader (AMBIGDEMO_READER=llm and a preset with a generator)")
         return 2
-    export = args.export or fitted_verifier(pipeline.reader_name)
+    export = args.export or fitted_verifier(pipeline.reader_model)
     if export is None:
-        print(f"error: no verifier file is kept for the {pipeline.reader_name!r} preset's own reader: name one with --export")
+        print(f"error: no verifier file is kept for the {pipeline.reader_model!r} reader: name one with --export")
         return 2
     train_items = [(e.question, gold_answers(e)) for e in load_ambignq(args.data)]
     dev_items = [(i["question"], i["answers"]) for i in json.loads(args.dev.read_text(encoding="utf-8"))]

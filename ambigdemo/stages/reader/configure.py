@@ -1,0 +1,47 @@
+"""The LLM reader as a :class:`~ambigdemo.config.Config` asks for it: its passage gate, its less likely
+replies, and the verifier that chooses its answers (off by default)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ambigdemo.config import Config, fitted_verifier
+from ambigdemo.runtimes.onnx import Generator
+from ambigdemo.stages.reader import LlmReader
+from ambigdemo.stages.reader.verifier import Verifier
+
+
+def configured_reader(config: Config, generator: Generator | None, nlp: Any, reader_model: str,
+                      like: LlmReader | None = None) -> LlmReader | None:
+    """The reader ``config`` asks for (None: the heuristic reader, or no generator); ``reader_model`` (the
+    reader loaded) keys its settings; ``like``, a reader of the same model, lends its computed examples' cache."""
+    if config.reader != "llm" or generator is None:
+        return None
+    branch_passages, branch_min = config.reader_branches(reader_model)
+    reader = LlmReader(
+        generator, config.reader_relevance, config.reader_min_score, config.reader_passages, nlp=nlp,
+        branch_passages=branch_passages, branch_min=branch_min,
+        further_passages=config.reader_further_passages, further_coverage=config.reader_further_coverage,
+    )
+    verifier = configured_verifier(config, reader_model)
+    if verifier is not None:
+        reader = replace(reader, verifier=verifier, relevance=verifier.relevance, max_passages=verifier.passages,
+                         branch_passages=verifier.branch_passages, branch_min=verifier.branch_min, further_passages=0)
+    if like is not None:
+        reader.adopt_prefix(like)
+    return reader
+
+
+def configured_verifier(config: Config, reader_model: str) -> Verifier | None:
+    """The configured verifier (its threshold overridden if asked): None when off, the one fitted for the reader
+    loaded (``reader_model``) when on, else the file named; a missing or broken file is an error that
+    names it."""
+    if config.verifier == "off":
+        return None
+    path = fitted_verifier(reader_model) if config.verifier == "on" else Path(config.verifier)
+    if path is None:
+        raise ValueError(f"no verifier is fitted for the {reader_model!r} reader: set AMBIGDEMO_VERIFIER to a file train-verifier wrote")
+    verifier = Verifier.load(path)
+    return verifier if config.verifier_threshold is None else replace(verifier, threshold=config.verifier_threshold)
