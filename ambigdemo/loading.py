@@ -15,7 +15,7 @@ from ambigdemo.runtimes.index import PassageIndex
 from ambigdemo.runtimes.manifest import ArtifactError, verify_manifest
 from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.runtimes.onnx import OnnxChatGenerator, OnnxEmbedder
-from ambigdemo.stages.answers import AnswerFinder
+from ambigdemo.stages.answers import HeuristicReader
 from ambigdemo.stages.followup import FollowUps
 from ambigdemo.stages.reader.configure import configured_reader
 from ambigdemo.stages.retrieve import Retriever
@@ -128,7 +128,7 @@ def load_parts(config: Config, generator: OnnxChatGenerator | None = None, nlp: 
     return {
         "config": config,
         "retriever": Retriever(queries, index),
-        "finder": AnswerFinder(nlp, embedder if config.sentence_similarity else None, max_answers=config.max_answers),
+        "heuristic": HeuristicReader(nlp, embedder if config.sentence_similarity else None, max_answers=config.max_answers),
         "rewriter": Rewriter(nlp, rewrite_model),
         "summarizer": Summarizer(generator if config.use_generator else None, config.max_new_tokens),
         "reader": configured_reader(config, generator, nlp, reader_model),

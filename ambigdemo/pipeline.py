@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from ambigdemo.config import MAX_QUESTION_CHARS, Config
 from ambigdemo.loading import Timer, load_parts
 from ambigdemo.runtimes.onnx import OnnxChatGenerator
-from ambigdemo.stages.answers import AnswerFinder
+from ambigdemo.stages.answers import HeuristicReader
 from ambigdemo.stages.followup import FollowUps, Standalone
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader import LlmReader, MalformedOutput
@@ -62,7 +62,7 @@ def _latin_share(letters: list[str]) -> float:
 class Pipeline:
     config: Config
     retriever: Retriever
-    finder: AnswerFinder
+    heuristic: HeuristicReader
     rewriter: Rewriter
     summarizer: Summarizer
     reader: LlmReader | None = None
@@ -77,7 +77,7 @@ class Pipeline:
         """Load and verify every artifact of the configured preset (:func:`ambigdemo.loading.load_parts`);
         ArtifactError names a bad file. Models that ``share`` (a pipeline already serving) holds from the
         same folder are used, not loaded again: a Space that switches presets keeps one session of its reader."""
-        held = (share.generator, share.finder.nlp) if share else (None, None)
+        held = (share.generator, share.heuristic.nlp) if share else (None, None)
         return cls(**load_parts(config or Config.from_env(), *held))
 
     @property
@@ -98,7 +98,7 @@ class Pipeline:
             summarizer = Summarizer(None)
         else:
             summarizer = self.summarizer if self.summarizer.generator is not None else Summarizer(generator, config.max_new_tokens)
-        reader = configured_reader(config, generator, self.finder.nlp, self.reader_model, like=self.reader)
+        reader = configured_reader(config, generator, self.heuristic.nlp, self.reader_model, like=self.reader)
         return replace(self, config=config, summarizer=summarizer, reader=reader)
 
     def stream(self, question: str, follow_up: bool = False) -> Iterator[Result]:
@@ -124,10 +124,10 @@ class Pipeline:
             except MalformedOutput as exc:
                 log.warning("LLM reader output unreadable, answering with the heuristic reader: %s", exc)
                 reading, result.source = None, f"heuristic (the LLM's reply was unreadable: {exc})"
-                answers = self.finder.find(analysed, result.passages)
+                answers = self.heuristic.find(analysed, result.passages)
         else:
             result.source = "heuristic"
-            answers = self.finder.find(analysed, result.passages)
+            answers = self.heuristic.find(analysed, result.passages)
         timer.lap("answers")
         verified = reading is not None and reading.chosen_by_verifier and self.config.show_unrewritten
         result.interpretations = self.rewriter.rewrite(

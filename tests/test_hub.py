@@ -786,7 +786,7 @@ def test_a_space_answers_from_embedded_first_then_switches_to_wikipedia(wikipedi
     assert (volume / "wikipedia" / "index" / MANIFEST).is_file()  # kept: a restart finds it verified
     assert live.current.reader_model == "0.5b" and not (volume / "embedded").exists()  # read by the reader built here
     assert live.current.generator is embedded.generator is not None  # one session of it, not a second one loaded
-    assert live.current.finder.nlp is embedded.finder.nlp
+    assert live.current.heuristic.nlp is embedded.heuristic.nlp
 
 
 def test_a_space_stays_on_embedded_with_a_notice_when_the_hub_is_unreachable(passages, models_dir, monkeypatch):

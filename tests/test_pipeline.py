@@ -208,7 +208,7 @@ def test_a_pipeline_loaded_beside_another_shares_its_reader_session_only_for_the
 
     config = replace(pipeline.config, use_generator=False)
     same = Pipeline.load(config, share=pipeline)
-    assert same.generator is pipeline.generator is not None and same.finder.nlp is pipeline.finder.nlp
+    assert same.generator is pipeline.generator is not None and same.heuristic.nlp is pipeline.heuristic.nlp
     shown = [i.answer for i in same.ask(NETHERLANDS).interpretations]
     assert shown == [i.answer for i in pipeline.with_options(use_generator=False).ask(NETHERLANDS).interpretations]
     other = Pipeline.load(replace(config, reader_model="1.5b"), share=pipeline)

@@ -255,7 +255,7 @@ def test_an_answer_listed_with_others_of_its_kind_is_shown_with_them(pipeline, a
     says what the paragraph says, from the same sentence)."""
     from ambigdemo.stages.reader.select import listed_with
 
-    assert listed_with(answer, Passage("x", "x", text), pipeline.finder.nlp) == shown
+    assert listed_with(answer, Passage("x", "x", text), pipeline.heuristic.nlp) == shown
 
 
 @pytest.mark.parametrize(

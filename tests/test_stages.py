@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from ambigdemo.stages.answers import AnswerFinder, cluster
+from ambigdemo.stages.answers import HeuristicReader, cluster
 from ambigdemo.stages.question import Question, content_words, question_type
 from ambigdemo.stages.retrieve import Retriever
 from ambigdemo.stages.rewrite import Rewriter, check_rewrite, edit_of
@@ -28,8 +28,8 @@ def by_id(pipeline) -> dict[str, Passage]:
 
 
 @pytest.fixture(scope="module")
-def finder(pipeline) -> AnswerFinder:
-    return pipeline.finder
+def heuristic(pipeline) -> HeuristicReader:
+    return pipeline.heuristic
 
 
 @pytest.fixture(scope="module")
@@ -98,11 +98,11 @@ def test_question_type_excludes_wrong_types():
     assert "PERSON" not in question_type("How many moons does Mars have?").labels
 
 
-def test_finder_answers_from_the_evidence(pipeline, finder, by_id):
+def test_the_heuristic_reader_answers_from_the_evidence(pipeline, heuristic, by_id):
     stored = by_id["Barack Obama#0"]
     query, text = pipeline.retriever.embedder.encode([OBAMA_Q, f"{stored.title}. {stored.text}"])
     passage = Passage(stored.id, stored.title, stored.text, score=float(query @ text))
-    answers = finder.find(OBAMA_Q, [passage])
+    answers = heuristic.find(OBAMA_Q, [passage])
     assert answers, "the Obama passage answers the question"
     top = answers[0]
     assert "Obama" in top.text
@@ -111,11 +111,11 @@ def test_finder_answers_from_the_evidence(pipeline, finder, by_id):
     assert any(_in_text(name, top.context) for name in [top.text, *top.aliases]), "a name of the answer is in its evidence"
 
 
-def test_every_answer_is_grounded_in_its_passages(pipeline, finder):
+def test_every_answer_is_grounded_in_its_passages(pipeline, heuristic):
     question = "When was the Eiffel Tower built?"
     passages = pipeline.retriever.search(question, 8)
     by = {p.id: p for p in passages}
-    answers = finder.find(question, passages)
+    answers = heuristic.find(question, passages)
     assert answers
     assert any("1889" in a.text for a in answers)
     for a in answers:
@@ -127,8 +127,8 @@ def test_every_answer_is_grounded_in_its_passages(pipeline, finder):
     assert len({normalize_answer(a.text) for a in answers}) == len(answers), "answers are distinct"
 
 
-def test_aliases_collapse_and_distinct_answers_stay_apart(finder, by_id):
-    [seed, *_] = finder.mentions(OBAMA_Q, [by_id["Barack Obama#0"]])
+def test_aliases_collapse_and_distinct_answers_stay_apart(heuristic, by_id):
+    [seed, *_] = heuristic.mentions(OBAMA_Q, [by_id["Barack Obama#0"]])
 
     def mention(text: str, score: float):
         return dataclasses.replace(seed, text=text, score=score)
@@ -149,45 +149,45 @@ def test_aliases_collapse_and_distinct_answers_stay_apart(finder, by_id):
     assert obama.aliases == ["Obama"]
 
 
-def test_aliases_from_real_mentions_collapse(finder):
+def test_aliases_from_real_mentions_collapse(heuristic):
     passage = Passage(
         id="test#0",
         title="Barack Obama",
         text="Barack Obama was the 44th president of the United States. Obama was born in Honolulu, Hawaii.",
         score=0.8,
     )
-    candidates = finder.mentions(OBAMA_Q, [passage])
+    candidates = heuristic.mentions(OBAMA_Q, [passage])
     names = {c.text for c in candidates}
     assert {"Barack Obama", "Obama"} <= names, names
     clusters = [c for c in cluster(candidates) if "obama" in c.keys()]
     assert len(clusters) == 1 and clusters[0].keys() >= {"barack obama", "obama"}
 
 
-def test_a_split_name_is_one_candidate_shown_by_its_article_title(pipeline, finder):
+def test_a_split_name_is_one_candidate_shown_by_its_article_title(pipeline, heuristic):
     """spaCy reads "Neil Alden Armstrong" as two names; they are one candidate, shown as its article calls it."""
     question = "Who was the first person to walk on the Moon?"
     [passage] = [p for p in pipeline.retriever.search(question, 8) if p.id == "Neil Armstrong#0"]
     assert passage.text.startswith("Neil Alden Armstrong")
-    names = {c.text for c in finder.mentions(question, [passage])}
+    names = {c.text for c in heuristic.mentions(question, [passage])}
     assert "Neil Alden Armstrong" in names and "Neil" not in names and "Alden Armstrong" not in names
-    [top, *_] = finder.find(question, [passage])
+    [top, *_] = heuristic.find(question, [passage])
     assert top.text == "Neil Armstrong" and "Neil Alden Armstrong" in top.aliases
 
 
-def test_the_municipality_is_shown_by_the_city_name(pipeline, finder):
+def test_the_municipality_is_shown_by_the_city_name(pipeline, heuristic):
     question = "What is the capital of South Africa?"
-    shown = [a.text for a in finder.find(question, pipeline.retriever.search(question, 8))]
+    shown = [a.text for a in heuristic.find(question, pipeline.retriever.search(question, 8))]
     assert "Cape Town" in shown and "City of Cape Town" not in shown
 
 
-def test_null_answer_when_the_corpus_cannot_answer(pipeline, finder):
+def test_null_answer_when_the_corpus_cannot_answer(pipeline, heuristic):
     passages = pipeline.retriever.search(NO_ANSWER_Q, 8)
     assert not any("Beautiful Name" in p.text for p in passages), "the corpus does not know this song"
-    assert finder.find(NO_ANSWER_Q, passages) == []
+    assert heuristic.find(NO_ANSWER_Q, passages) == []
 
 
-def test_no_passages_no_answer(finder):
-    assert finder.find(OBAMA_Q, []) == []
+def test_no_passages_no_answer(heuristic):
+    assert heuristic.find(OBAMA_Q, []) == []
 
 
 # --- rewrite --------------------------------------------------------------------------------------
@@ -242,9 +242,9 @@ def test_single_answer_keeps_the_prompt(rewriter):
     assert interp.edit == Edit()
 
 
-def test_rewrites_of_real_answers_are_distinct_grounded_edits(pipeline, finder, rewriter):
+def test_rewrites_of_real_answers_are_distinct_grounded_edits(pipeline, heuristic, rewriter):
     question = "How many players are on a football team?"
-    answers = finder.find(question, pipeline.retriever.search(question, 8))
+    answers = heuristic.find(question, pipeline.retriever.search(question, 8))
     assert len(answers) >= 2, "several readings"
     interps = rewriter.rewrite(question, answers)
     assert {i.answer for i in interps} <= {a.text for a in answers}
@@ -328,7 +328,7 @@ def ambiguous(pipeline):
     """Real interpretations and passages for an ambiguous question (no generator involved)."""
     question = "How many players are on a football team?"
     passages = pipeline.retriever.search(question, 8)
-    interps = pipeline.rewriter.rewrite(question, pipeline.finder.find(question, passages))
+    interps = pipeline.rewriter.rewrite(question, pipeline.heuristic.find(question, passages))
     assert len(interps) >= 2
     return question, interps, passages
 
@@ -473,8 +473,8 @@ def test_sentence_similarity_feature_uses_query_and_passage_encodings(pipeline):
     question = "Who painted the Mona Lisa?"
     passages = pipeline.retriever.search(question, 4)
     embedder = pipeline.retriever.embedder
-    finder = replace(pipeline.finder, embedder=embedder)
-    candidates = finder.mentions(question, passages)
+    heuristic = replace(pipeline.heuristic, embedder=embedder)
+    candidates = heuristic.mentions(question, passages)
     assert candidates
     query = embedder.encode_query([question])[0]
     for c in candidates[:5]:

@@ -1,4 +1,4 @@
-"""``tune``: fit the answer finder's weights and thresholds on AmbigNQ train (never on dev)."""
+"""``tune``: fit the heuristic reader's weights and thresholds on AmbigNQ train (never on dev)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ambigdemo.config import AMBIGNQ_TRAIN as TRAIN, ROOT
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "tune",
-        help="tune the answer finder on AmbigNQ train questions the corpus supports",
+        help="tune the answer heuristic on AmbigNQ train questions the corpus supports",
         description=__doc__.splitlines()[0],
     )
     parser.add_argument("--data", type=Path, default=TRAIN, help="AmbigNQ train JSON (default: assets/datasets/ambignq/train_light.json)")
@@ -45,13 +45,13 @@ def run(args: argparse.Namespace) -> int:
     if cache.is_file():
         items = pickle.loads(cache.read_bytes())
     else:
-        items = tuning.collect(pipeline.retriever, pipeline.finder, args.data, pipeline.config.top_k, args.supported, args.null, args.seed)
+        items = tuning.collect(pipeline.retriever, pipeline.heuristic, args.data, pipeline.config.top_k, args.supported, args.null, args.seed)
         tmp = cache.with_suffix(".tmp")
         tmp.write_bytes(pickle.dumps(items))
         tmp.replace(cache)
-    baseline = tuning.evaluate(items, pipeline.finder)
-    finder, metrics = tuning.search(items, pipeline.finder)
-    text = tuning.report(finder, metrics, baseline)
+    baseline = tuning.evaluate(items, pipeline.heuristic)
+    heuristic, metrics = tuning.search(items, pipeline.heuristic)
+    text = tuning.report(heuristic, metrics, baseline)
     (args.out / "tune.json").write_text(text + "\n", encoding="utf-8")
     print(text)
     return 0

@@ -3,7 +3,7 @@
 Each passage is read from the same cached prefix, so the model's reply (and its rewrite for the answer
 it verifies) depends only on the question and that passage. The top-k passages of every tuning
 question are therefore read once, cached as JSONL (resumable), and every gate is then replayed
-through the app's own code (:meth:`Reading.take`, :meth:`Rewriter.rewrite`) without the model.
+through the app's own code (:meth:`ReaderRun.take`, :meth:`Rewriter.rewrite`) without the model.
 Only the model's likeliest reply per passage is cached and replayed: the app with
 ``reader_branch_passages=0``.
 

@@ -249,7 +249,7 @@ def _predict_answers(system: str, item: Item, pipeline: Pipeline, start: float) 
         sources = ["gold"] * len(answers)
     elif system == "threshold":
         passages = pipeline.retriever.search(item.question, pipeline.config.top_k)
-        answers, sources = [a.text for a in pipeline.finder.find(item.question, passages)], ["reader"]
+        answers, sources = [a.text for a in pipeline.heuristic.find(item.question, passages)], ["reader"]
     else:
         found = pipeline.ask(item.question).interpretations
         answers, sources = [i.answer for i in found], [i.source for i in found]
@@ -391,12 +391,12 @@ def paragraph_scores(items: Sequence[Item], records: Sequence[Record]) -> dict:
 
 
 def _threshold_system(pipeline: Callable[[], Pipeline], train: Path) -> tuple[Callable[[], Pipeline], dict]:
-    """The threshold baseline's pipeline (its finder tuned on ``train`` now) and the tuning record."""
+    """The threshold baseline's pipeline (its heuristic tuned on ``train`` now) and the tuning record."""
     from ambigdemo.evaluation.tuning import threshold_baseline
 
     base = pipeline()
-    finder, record = threshold_baseline(base.retriever, base.finder, train, base.config.top_k)
-    tuned = replace(base, finder=finder)
+    heuristic, record = threshold_baseline(base.retriever, base.heuristic, train, base.config.top_k)
+    tuned = replace(base, heuristic=heuristic)
     return lambda: tuned, record
 
 

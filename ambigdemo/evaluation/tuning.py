@@ -1,4 +1,4 @@
-"""Tune the answer finder's weights and thresholds on AmbigNQ train questions the corpus supports.
+"""Tune the heuristic reader's weights and thresholds on AmbigNQ train questions the corpus supports.
 
 Reproducible: the supported subset is every train question whose first annotation's gold answers
 all occur (normalised) in its top-k retrieved passages; a seeded sample of the unsupported ones
@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from ambigdemo.evaluation.datasets import load_ambignq
 from ambigdemo.evaluation.metrics import answer_f1
-from ambigdemo.stages.answers import AnswerFinder, Cluster, Weights, cluster
+from ambigdemo.stages.answers import HeuristicReader, Cluster, Weights, cluster
 from ambigdemo.text import passages_text, phrase_keys
 
 STEPS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0)
@@ -48,7 +48,7 @@ def supported(passages, answers: list[list[str]]) -> bool:
     return all(any(k in text for k in phrase_keys(aliases)) for aliases in answers)
 
 
-def collect(retriever, finder: AnswerFinder, data: Path, k: int, n_supported: int, n_null: int, seed: int = 0) -> list[Item]:
+def collect(retriever, heuristic: HeuristicReader, data: Path, k: int, n_supported: int, n_null: int, seed: int = 0) -> list[Item]:
     """Scored candidate clusters for a seeded sample of questions.
 
     All multi-answer supported questions are kept; single-answer supported ones and unsupported
@@ -67,18 +67,18 @@ def collect(retriever, finder: AnswerFinder, data: Path, k: int, n_supported: in
     chosen = [(x, True) for x in multi + single[: max(0, n_supported - len(multi))]] + [(x, False) for x in null[:n_null]]
     items = []
     for (example, passages, answers), is_supported in tqdm(chosen, desc="candidates"):
-        items.append(Item(example.question, answers, is_supported, cluster(finder.mentions(example.question, passages))))
+        items.append(Item(example.question, answers, is_supported, cluster(heuristic.mentions(example.question, passages))))
     return items
 
 
-def evaluate(items: list[Item], finder: AnswerFinder) -> dict[str, float]:
+def evaluate(items: list[Item], heuristic: HeuristicReader) -> dict[str, float]:
     """Answer F1 on supported questions (all / multi-answer), null accuracy on unsupported ones."""
     f1, f1_multi, null_ok, n_pred, n_gold = [], [], [], [], []
     for item in items:
         for c in item.clusters:
             for m in c.mentions:
-                m.score = finder.weights.score(m.features)
-        predicted = [a.text for a in finder.select(sorted(item.clusters, key=lambda c: -c.score))]
+                m.score = heuristic.weights.score(m.features)
+        predicted = [a.text for a in heuristic.select(sorted(item.clusters, key=lambda c: -c.score))]
         if item.supported:
             score = answer_f1(item.answers, predicted)
             f1.append(score)
@@ -106,9 +106,9 @@ def objective(m: dict[str, float]) -> float:
     return m["f1"] + 0.5 * m["f1_multi"] + 0.5 * m["null_acc"]
 
 
-def search(items: list[Item], finder: AnswerFinder, rounds: int = 3) -> tuple[AnswerFinder, dict]:
+def search(items: list[Item], heuristic: HeuristicReader, rounds: int = 3) -> tuple[HeuristicReader, dict]:
     """Coordinate ascent over each weight (``STEPS``) and threshold (``GRIDS``), ``rounds`` passes."""
-    best, best_metrics = finder, evaluate(items, finder)
+    best, best_metrics = heuristic, evaluate(items, heuristic)
     weight_names = [f.name for f in fields(Weights)]
     for _ in tqdm(range(rounds), desc="search"):
         for name in weight_names + list(GRIDS):
@@ -120,18 +120,18 @@ def search(items: list[Item], finder: AnswerFinder, rounds: int = 3) -> tuple[An
     return best, best_metrics
 
 
-def _with(finder: AnswerFinder, name: str, value: float) -> AnswerFinder:
+def _with(heuristic: HeuristicReader, name: str, value: float) -> HeuristicReader:
     if name in ("keep_ratio", "min_score"):
-        return replace(finder, **{name: value})
-    return replace(finder, weights=replace(finder.weights, **{name: value}))
+        return replace(heuristic, **{name: value})
+    return replace(heuristic, weights=replace(heuristic.weights, **{name: value}))
 
 
-def report(finder: AnswerFinder, metrics: dict, baseline: dict) -> str:
+def report(heuristic: HeuristicReader, metrics: dict, baseline: dict) -> str:
     return json.dumps(
         {
-            "weights": asdict(finder.weights),
-            "keep_ratio": finder.keep_ratio,
-            "min_score": finder.min_score,
+            "weights": asdict(heuristic.weights),
+            "keep_ratio": heuristic.keep_ratio,
+            "min_score": heuristic.min_score,
             "tuned": metrics,
             "shipped": baseline,
         },
@@ -142,18 +142,18 @@ def report(finder: AnswerFinder, metrics: dict, baseline: dict) -> str:
 THRESHOLDS = tuple(round(0.3 + 0.025 * i, 3) for i in range(41))
 
 
-def threshold_baseline(retriever, finder: AnswerFinder, data: Path, k: int) -> tuple[AnswerFinder, dict]:
+def threshold_baseline(retriever, heuristic: HeuristicReader, data: Path, k: int) -> tuple[HeuristicReader, dict]:
     """AmbigQA's thresholding baseline: every reader answer above one score threshold (no relative
     cut), the threshold chosen for answer F1 on the supported multi-answer subset of ``data``
-    (:func:`ambigdemo.evaluation.support.supported_subset`). Returns the finder and what the search saw."""
+    (:func:`ambigdemo.evaluation.support.supported_subset`). Returns the heuristic and what the search saw."""
     from ambigdemo.evaluation.support import SupportIndex, supported_subset
 
     subset = supported_subset(load_ambignq(data), SupportIndex(retriever.index.passages))
     hits = retriever.batch_search([s.question for s in subset], k)
     items = [
-        Item(s.question, s.answers, True, cluster(finder.mentions(s.question, passages)))
+        Item(s.question, s.answers, True, cluster(heuristic.mentions(s.question, passages)))
         for s, passages in zip(tqdm(subset, desc="threshold baseline: train candidates"), hits)
     ]
-    trials = {t: evaluate(items, replace(finder, keep_ratio=0.0, min_score=t)) for t in THRESHOLDS}
+    trials = {t: evaluate(items, replace(heuristic, keep_ratio=0.0, min_score=t)) for t in THRESHOLDS}
     best = max(THRESHOLDS, key=lambda t: (trials[t]["f1"], -t))
-    return replace(finder, keep_ratio=0.0, min_score=best), {"data": str(data), "threshold": best, "train": trials[best]}
+    return replace(heuristic, keep_ratio=0.0, min_score=best), {"data": str(data), "threshold": best, "train": trials[best]}

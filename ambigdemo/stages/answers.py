@@ -1,6 +1,8 @@
-"""The rule-based reader (``AMBIGDEMO_READER=heuristic``, and the LLM reader's fallback): typed spans of
-the retrieved passages (a :class:`Mention` each), scored, with aliases folded together (a :class:`Cluster`).
-Not to be confused with :class:`ambigdemo.types.Candidate`, an answer the LLM reader replied.
+"""The heuristic reader, :class:`HeuristicReader` (``AMBIGDEMO_READER=heuristic``, ``Pipeline.heuristic``, and
+the LLM reader's fallback): typed spans of the retrieved passages (a :class:`Mention` each), scored, with
+aliases folded together (a :class:`Cluster`); and the answer comparisons both readers share
+(``same_answer``, ``is_name_of``, ``bare_title``). A :class:`Mention` is not a
+:class:`ambigdemo.types.Candidate`, an answer the LLM reader replied.
 
 There is no extractive reader small enough to ship, so mentions are named entities and numbers
 (spaCy) whose type fits the question word, scored by how well their sentence matches the question,
@@ -87,7 +89,7 @@ class Cluster:
 
 
 @dataclass
-class AnswerFinder:
+class HeuristicReader:
     """Finds every distinct, grounded answer in the retrieved passages.
 
     ``keep_ratio``: answers scoring at least this fraction of the best are kept (several readings);

@@ -41,7 +41,7 @@ from ambigdemo.stages.reader.verify import in_own_words, rejection
 from ambigdemo.text import normalize_answer
 from ambigdemo.types import Answer, Candidate, Passage
 
-__all__ = ["LlmReader", "MalformedOutput", "Reading", "ask_rewrite", "relevant"]
+__all__ = ["LlmReader", "MalformedOutput", "ReaderRun", "ask_rewrite", "relevant"]
 
 
 class MalformedOutput(ValueError):
@@ -49,8 +49,9 @@ class MalformedOutput(ValueError):
 
 
 @dataclass
-class Reading:
-    """One question being read: answers found so far, each with the cache of the passage it came from."""
+class ReaderRun:
+    """One run of the reader over one question's passages: the answers found so far, each with the cache of the
+    passage it came from (a *reading* is what the user is shown: an interpretation)."""
 
     reader: "LlmReader"
     question: Question
@@ -199,8 +200,8 @@ class LlmReader:
         context = self.start(question, passage)
         return context.complete(self.max_answer_tokens, stop=("\n",)), context
 
-    def read(self, question: Question | str, passages: list[Passage]) -> Reading:
-        return Reading(self, Question.of(question), passages)
+    def read(self, question: Question | str, passages: list[Passage]) -> ReaderRun:
+        return ReaderRun(self, Question.of(question), passages)
 
     def answer(self, question: str, context: str) -> str:
         """A short answer to ``question`` from ``context`` alone ("" when it reads none): ASQA's

@@ -4,7 +4,7 @@ Usage: python replay.py RUN VERIFIER.json SET.json [SETTINGS]. SETTINGS: "passag
 (default: the six below). RUN/dev.jsonl holds every grounded candidate of the wide
 reading (8 passages, the less likely replies of the first 2), in reading order. For each reading (passages
 read, relevance gate, passages whose less likely replies are read) and pair of thresholds, the candidates
-that reading would reply are judged in order as the app's Reading.take judges them (position recounted, the
+that reading would reply are judged in order as the app's ReaderRun.take judges them (position recounted, the
 further threshold once another answer is found), kept ones are added as select shows them, and the answers
 are scored as bench --readings scores them. A lab shortcut for choosing what the dev funnel then runs.
 """

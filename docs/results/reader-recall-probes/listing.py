@@ -23,13 +23,13 @@ if variant != "base":
           "Thomas Edison patented a long-lasting carbon-filament bulb in 1879 and sold it widely.",
           "Who invented the light bulb?", "Joseph Swan; Thomas Edison", "")
     prompts.EXAMPLES = prompts.EXAMPLES[:3] + (ex,) + prompts.EXAMPLES[3:]
-    orig = R.Reading._replies
+    orig = R.ReaderRun._replies
     def _replies(self, rank, passage):
         for text, ctx in orig(self, rank, passage):
             parts = [p for p in text.split(";")] if ";" in text else [text]
             for i, part in enumerate(parts):
                 yield part.strip(), ctx
-    R.Reading._replies = _replies
+    R.ReaderRun._replies = _replies
     # replies after the first part count as alternatives: patch take via index in answers()
 pipe = Pipeline.load()
 sets = {Path(p).stem.removeprefix("readings-"): Path(p) for p in sys.argv[3:]}

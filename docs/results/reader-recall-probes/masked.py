@@ -29,7 +29,7 @@ def masked_text(text, answer):
         text = re.sub(re.escape(a), "(...)", text, flags=re.I)
     return text
 
-orig = R.Reading._replies
+orig = R.ReaderRun._replies
 def _replies(self, rank, passage):
     first = None
     for i, (text, ctx) in enumerate(orig(self, rank, passage)):
@@ -42,7 +42,7 @@ def _replies(self, rank, passage):
             mp = R.Passage(passage.id, passage.title, masked_text(passage.text, a1), passage.score)
             ctx = self.reader.start(self.question.text, mp)
             yield ctx.complete(self.reader.max_answer_tokens, stop=("\n",)), ctx
-R.Reading._replies = _replies
+R.ReaderRun._replies = _replies
 
 pipe = Pipeline.load()
 sets = {Path(p).stem.removeprefix("readings-"): Path(p) for p in sys.argv[4:]}
