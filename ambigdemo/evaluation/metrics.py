@@ -363,8 +363,8 @@ def disambig_f1(qa_pairs: Sequence[QAPair], long_answer: str, reader: Reader) ->
     return _mean(f1s) or 0.0
 
 
-def reader_name(reader: Reader) -> str:
-    """The reader's ``name``, else its function or class name."""
+def disambig_reader_label(reader: Reader) -> str:
+    """What Disambig-F1's QA reader is called in a report: its ``name``, else its function or class name."""
     return getattr(reader, "name", None) or getattr(reader, "__name__", type(reader).__name__)
 
 
@@ -373,7 +373,7 @@ def score_asqa(examples: Sequence[ASQAExample], predictions: Mapping[str, str], 
     rows = [_asqa_row(ex, predictions.get(ex.id, ""), reader) for ex in examples]
     rouge, em, f1 = (_mean([row[m] for row in rows]) for m in range(3))
     dr = math.sqrt(rouge * f1) if rouge is not None and f1 is not None else None
-    return ASQAReport(rouge_l=rouge, str_em=em, disambig_f1=f1, dr=dr, n=len(rows), reader=reader_name(reader))
+    return ASQAReport(rouge_l=rouge, str_em=em, disambig_f1=f1, dr=dr, n=len(rows), reader=disambig_reader_label(reader))
 
 
 def _asqa_row(example: ASQAExample, long_answer: str, reader: Reader) -> tuple[float, float, float]:

@@ -21,7 +21,7 @@ sharing = rss_gb()
 own = Pipeline.load(config)
 after = rss_gb()
 assert shared.generator is first.generator and own.generator is not first.generator
-print(f"reader: {first.reader_name}")
+print(f"reader: {first.reader_model}")
 print(f"the first pipeline: {before:.2f} GB RSS")
 print(f"+ a second one sharing its reader session: {sharing - before:+.2f} GB")
 print(f"+ a third one loading its own: {after - sharing:+.2f} GB")
