@@ -313,11 +313,11 @@ def test_less_likely_replies_add_answers_but_not_replies(pipeline):
 
 
 def test_less_likely_replies_are_read_for_the_preset_they_were_tuned_for(pipeline):
-    """The embedded 0.5B reads them (tuned on the dev questions); the 1.5B preset's gained nothing there."""
+    """The 0.5B reads them (tuned on the dev questions); the 1.5B gained nothing there."""
     from ambigdemo.config import READER_BRANCHES, Config
 
-    assert pipeline.loaded == "embedded"
-    assert (pipeline.reader.branch_passages, pipeline.reader.branch_min) == READER_BRANCHES["embedded"] == (1, 0.1)
+    assert (pipeline.loaded, pipeline.reader_model) == ("embedded", "0.5b")
+    assert (pipeline.reader.branch_passages, pipeline.reader.branch_min) == READER_BRANCHES["0.5b"] == (1, 0.1)
     assert Config().reader_branches("1.5b") == (0, 1.0)
     assert Config(reader_branch_passages=0).reader_branches("0.5b") == (0, 0.1)
     assert pipeline.with_options(reader_branch_passages=2).reader.branch_passages == 2
