@@ -32,7 +32,8 @@ import pytest
 from conftest import require_or_skip
 
 from ambigdemo.ui.app import TITLE
-from ambigdemo.ui.desktop import ASK_ENV, REPORT_PREFIX
+from ambigdemo.config import DESKTOP_ASK
+from ambigdemo.ui.desktop import REPORT_PREFIX
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREEN = (1280, 1000)
@@ -185,7 +186,7 @@ def processes_in_netns(netns: str) -> list[int]:
 
 def test_desktop_window_answers_offline_and_closes_cleanly(display, preset, artifacts_dir, tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "WAYLAND_DISPLAY"}
-    env.update(DISPLAY=display, PYTHONPATH=str(ROOT), AMBIGDEMO_DATA_DIR=str(tmp_path / "data"), **{ASK_ENV: QUESTION})
+    env.update(DISPLAY=display, PYTHONPATH=str(ROOT), AMBIGDEMO_DATA_DIR=str(tmp_path / "data"), **{DESKTOP_ASK: QUESTION})
     holder = subprocess.Popen(
         ["unshare", "-n", "sh", "-c", HOLDER, "sh", *APP],
         cwd=ROOT,

@@ -13,11 +13,10 @@ import time
 
 import gradio as gr
 
-from ambigdemo.config import DESKTOP_ASK, desktop_question
+from ambigdemo.config import desktop_question
 from ambigdemo.localhost import free_port
 from ambigdemo.ui.app import launch
 
-ASK_ENV = DESKTOP_ASK  # the desktop test sets it
 REPORT_PREFIX = "AMBIGDEMO_DESKTOP_REPORT "
 INSTALL_HINT = "the desktop app needs pywebview with Qt: pip install -r requirements-desktop.txt"
 
