@@ -117,10 +117,10 @@ class Pipeline:
                 for answers in reading.found_so_far():
                     if not result.interpretations:
                         result.timings_ms = {**timer.laps, "first_interpretation": timer.total}
-                    result.interpretations = [Interpretation(question, a.text, a.passages, a.score, Edit(), "pending") for a in answers]
+                    result.interpretations = [Interpretation(question, a.text, a.passages, a.score, Edit(), "pending", a.p) for a in answers]
                     yield result
                 result.source = "llm"
-                result.read, result.candidates = reading.read, reading.candidates
+                result.read, result.candidates, result.also = reading.read, reading.candidates, reading.also
             except MalformedOutput as exc:
                 log.warning("LLM reader output unreadable, answering with the heuristic reader: %s", exc)
                 reading, result.source = None, f"heuristic (the LLM's reply was unreadable: {exc})"

@@ -37,6 +37,7 @@ class Answer:
     passages: list[str]
     aliases: list[str] = field(default_factory=list)
     context: str = ""
+    p: float | None = None  # the score's p(right), when a score chose it
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,17 @@ class Interpretation:
     score: float
     edit: Edit
     source: str = "rule"
+    p: float | None = None  # the score's p(right) of its answer, when a score chose it
+
+
+@dataclass(frozen=True)
+class Also:
+    """An answer a passage states that scored under the readings' threshold: shown apart, with its sentence."""
+
+    answer: str
+    passage: str  # the passage's id
+    sentence: str  # the passage's sentence that states it
+    p: float
 
 
 @dataclass(frozen=True)
@@ -86,6 +98,7 @@ class Result:
     message: str = ""
     read: list[str] = field(default_factory=list)  # the passages the LLM reader read, by id, in order
     candidates: list[Candidate] = field(default_factory=list)  # every answer it proposed, kept or dropped
+    also: list[Also] = field(default_factory=list)  # "Also in the passages": answers scored under the readings
 
     @property
     def ambiguous(self) -> bool:
@@ -107,4 +120,5 @@ class Result:
             "message": self.message,
             "read": self.read,
             "candidates": [asdict(c) for c in self.candidates],
+            "also": [asdict(a) for a in self.also],
         }

@@ -302,3 +302,37 @@ def test_two_readings_screenshot(page, artifacts_dir):
         target = ROOT / "docs" / "images" / "ask-two-readings.png"
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(shot, target)
+
+
+ALSO_QUESTION = "What is the largest ocean?"
+
+
+def test_a_lower_scored_answer_is_shown_under_also_with_its_sentence(browser, pipeline, tmp_path, artifacts_dir):
+    """With the score choosing (its default with the app's reader), an answer a passage states that scored under
+    the readings is listed under "Also in the passages": its sentence with the answer marked, its passage linked,
+    never one of the readings. ``AMBIGDEMO_UPDATE_SCREENSHOT=1`` writes docs/images/ask-also.png."""
+    from conftest import serve
+
+    with serve(pipeline.with_options(verifier="on"), tmp_path) as url:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.goto(url, wait_until="domcontentloaded")
+        ask(page, ALSO_QUESTION)
+        also = page.locator("[data-testid=also]")
+        also.first.wait_for(timeout=TIMEOUT_MS)
+        page.locator("[data-testid=paragraph] .ad-writing").wait_for(state="detached", timeout=TIMEOUT_MS)
+        readings = [a.lower() for a in page.locator("#cards .ad-answer").all_inner_texts()]
+        assert readings, page.locator("#cards").inner_text()
+        for item in also.all():
+            answer = item.locator("b").inner_text()
+            assert not any(answer.lower() in r for r in readings), (answer, readings)
+            assert item.locator("mark").inner_text().lower() == answer.lower()
+            passage = page.locator(item.locator("a.cite").get_attribute("href"))
+            sentence = item.locator(".ad-also-sentence").inner_text().strip("“”")
+            assert sentence in passage.inner_text(), (sentence, passage.inner_text())
+        assert "Also in the passages" in page.locator("#cards").inner_text()
+        shot = artifacts_dir / "ask-also.png"
+        page.locator("#cards").screenshot(path=str(shot))
+        if os.environ.get("AMBIGDEMO_UPDATE_SCREENSHOT"):
+            shutil.copyfile(shot, ROOT / "docs" / "images" / "ask-also.png")
+        context.close()

@@ -67,7 +67,7 @@ def test_the_shipped_verifier_is_what_the_app_loads_when_asked(pipeline, verifie
     shipped = Verifier.load(VERIFIERS["0.5b"])
     assert verified.reader.verifier == shipped
     assert verified.reader.max_passages == shipped.passages and verified.reader.relevance == shipped.relevance
-    assert set(shipped.names) == set(FEATURES) and 0.0 < shipped.threshold <= shipped.more < 1.0
+    assert set(shipped.names) == set(FEATURES) and 0.0 < shipped.also <= shipped.threshold <= shipped.more < 1.0
     assert pipeline.reader.verifier is None and pipeline.reader.relevance == Config().reader_relevance
     with pytest.raises(ValueError, match="cannot load the verifier from .*missing.json"):
         pipeline.with_options(verifier=str(tmp_path / "missing.json"))
@@ -102,15 +102,15 @@ def test_the_shipped_verifier_judges_every_candidate_and_shows_the_right_answer(
     assert any(right(i.answer, g) for i in result.interpretations for g in gold), result.interpretations
     verifier = verified.reader.verifier
     judged = [c for c in result.candidates if c.p is not None]
-    assert judged, result.candidates
+    assert judged and all(c.rejection == "" for c in judged), result.candidates
+    assert all(c.p is None for c in result.candidates if c.rejection), "only a grounded candidate is scored"
     order = list(dict.fromkeys(normalize_answer(c.text) for c in judged))  # each answer where it was first replied
     for c in judged:
         assert set(c.features) == set(FEATURES)
         assert c.features["position"] == order.index(normalize_answer(c.text)), (c, order)
-        assert c.rejection == "" or c.p < verifier.more, c
-        assert c.p >= verifier.threshold or c.rejection, c
+    assert result.interpretations[0].p == max(c.p for c in judged) >= verifier.threshold
     shown = {i.answer for i in result.interpretations}
-    assert all(any(right(c.text, [s]) for c in judged if not c.rejection) for s in shown)
+    assert all(any(right(c.text, [s]) for c in judged if c.p >= verifier.threshold) for s in shown)
 
 
 def test_a_question_the_corpus_cannot_answer_stays_unanswered(verified):
@@ -135,9 +135,11 @@ def test_training_data_is_collected_one_question_at_a_time_and_resumes(pipeline,
     assert [r["question"] for r in records(out)] == ["Who wrote Pride and Prejudice?", "What is the capital of Peru?"]
     austen = records(out)[0]["candidates"]
     assert all(c["right"] == right(c["text"], ["Jane Austen", "Austen"]) for c in austen)
-    found = featurize(records(out), pipeline.retriever, pipeline.reader.nlp)
+    found = featurize(records(out), pipeline.retriever, pipeline.reader.nlp, reader=pipeline.reader)
     rows, labels = labelled(found)
     assert rows and all(set(r) == set(FEATURES) for r in rows) and any(labels)
+    assert all(r["prior"] < 0 and r["prior_gap"] <= 0 for r in rows), "the model's closed-book prior of each candidate"
+    assert max(r["prior_gap"] for r in rows[: len(found[0]["candidates"])]) == 0
     first = found[0]["candidates"]
     assert first[0]["features"]["position"] == 0
     assert [c["features"]["position"] for c in first] == [

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,8 +24,9 @@ from ambigdemo.evaluation.readings import right
 from ambigdemo.files import replace_text
 from ambigdemo.stages.reader import LlmReader, MalformedOutput
 from ambigdemo.stages.question import Question
-from ambigdemo.stages.reader.verifier import FEATURES, Clue, Verifier, auc, features, fit, position
+from ambigdemo.stages.reader.verifier import FEATURES, Clue, Verifier, auc, features, fit, position, relate
 from ambigdemo.stages.reader.verify import occurs_in
+from ambigdemo.stages.answers import same_answer
 from ambigdemo.text import normalize_answer
 from ambigdemo.types import Passage
 
@@ -108,16 +110,21 @@ def records(path: Path) -> list[dict]:
     return out
 
 
-def featurize(found: list[dict], retriever, nlp, top_k: int = 8) -> list[dict]:
-    """``found`` (:func:`records`) with every candidate's features computed by the current code."""
+def featurize(found: list[dict], retriever, nlp, top_k: int = 8, reader: LlmReader | None = None) -> list[dict]:
+    """``found`` (:func:`records`) with every candidate's features computed by the current code; the model's
+    closed-book prior of each candidate is computed with ``reader``'s model (0 without one)."""
     for record in tqdm(found, desc="computing features", unit="q", leave=False):
         question = Question.of(record["question"])
         passages = retriever.search(question.text, top_k)
         by_id = {p.id: p for p in passages}
         replied = [c["text"] for c in record["candidates"]]  # as read
+        closed = reader.closed_book(question.text) if reader is not None and replied else None
+        priors = {t: closed.logp(t) for t in dict.fromkeys(replied)} if closed is not None else {}
         for i, c in enumerate(record["candidates"]):
-            clue = Clue(question, c["text"], by_id[c["passage"]], passages, c["logp"], c["likeliest"], position(c["text"], replied[:i]))
+            clue = Clue(question, c["text"], by_id[c["passage"]], passages, c["logp"], c["likeliest"],
+                        position(c["text"], replied[:i]), priors.get(c["text"], 0.0))
             c["features"] = features(clue, nlp)
+        relate([c["features"] for c in record["candidates"]])
     return found
 
 
@@ -174,3 +181,35 @@ def sweep(found: list[dict], verifier: Verifier, thresholds: list[float], passag
                 out.append({"passages": k, "branch_passages": b, "threshold": t,
                             **{key: sum(p[key] for p in per) for key in ("needed", "gold", "wrong")}})
     return out
+
+
+def tiers(record: dict, verifier: Verifier, passages: int = 8, branch_passages: int = 0, max_answers: int = 5,
+          shown: Callable[[dict], str] | None = None) -> dict[str, int]:
+    """What the reader's best-first choice (``ReaderRun.decide``) would show of one collected question's
+    candidates (:func:`featurize`) that a reader of ``passages`` and ``branch_passages`` reads, each shown as
+    ``shown`` makes it (default: as replied): needed answers in the readings, wrong readings, needed answers in
+    the readings or "also", and the "also" answers shown."""
+    kept = [c for c in record["candidates"] if within(c, passages, branch_passages)]
+    scores = [verifier.p(row) for row in relate([dict(c["features"]) for c in kept])]
+    found: list[str] = []
+    also: list[str] = []
+    for j in sorted(range(len(kept)), key=lambda j: (-scores[j], j)):
+        text = shown(kept[j]) if shown else kept[j]["text"]
+        key = normalize_answer(text)
+        if any(same_answer(key, normalize_answer(k)) for k in found):
+            continue
+        if scores[j] >= verifier.needs(len(found)) and len(found) < max_answers:
+            found.append(text)
+        elif scores[j] >= verifier.also and not any(same_answer(key, normalize_answer(k)) for k in also):
+            also.append(text)
+    gold = record["gold"]
+    return {"needed": sum(any(right(t, g) for t in found) for g in gold), "gold": len(gold),
+            "wrong": sum(not any(right(t, g) for g in gold) for t in found),
+            "either": sum(any(right(t, g) for t in found + also) for g in gold), "also": len(also)}
+
+
+def replay(found: list[dict], verifier: Verifier, passages: int = 8, branch_passages: int = 0,
+           shown: Callable[[dict], str] | None = None) -> dict[str, int]:
+    """:func:`tiers` summed over the questions ``found``."""
+    per = [tiers(r, verifier, passages, branch_passages, shown=shown) for r in found]
+    return {key: sum(p[key] for p in per) for key in ("needed", "gold", "wrong", "either", "also")}

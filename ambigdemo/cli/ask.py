@@ -99,13 +99,18 @@ def read_history(path: Path) -> list:
 
 
 def render_text(result, credit: str) -> str:
-    """A terminal rendering: interpretations, paragraph, sources."""
+    """A terminal rendering: interpretations, paragraph, "also in the passages", sources."""
     if not result.interpretations:
         return result.message
     lines = ["Ambiguous: several readings" if result.ambiguous else "One clear answer"]
     for n, i in enumerate(result.interpretations, 1):
         lines.append(f"  {n}. {i.question}  ->  {i.answer}")
     lines += ["", result.paragraph, ""]
+    numbers = {p.id: n for n, p in enumerate(result.passages, 1)}
+    if result.also:
+        lines.append("Also in the passages (less certain):")
+        lines += [f"  - {a.answer} [{numbers.get(a.passage, '?')}]: \"{a.sentence}\"" for a in result.also]
+        lines.append("")
     lines += [f"  [{n}] {p.title} ({p.id})" for n, p in enumerate(result.passages, 1)]
     lines.append(credit)
     return "\n".join(lines)

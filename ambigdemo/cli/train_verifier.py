@@ -1,11 +1,13 @@
-"""``train-verifier``: fit the reader's verifier on AmbigNQ train, choose its threshold on the readings dev set.
+"""``train-verifier``: fit the reader's score (p(right) of every candidate) on AmbigNQ train; its thresholds are chosen on dev.
 
 ``python -m ambigdemo train-verifier --out runs/verifier`` reads the train questions the corpus answers
 (resumable: ``OUT/train.jsonl`` grows one question at a time), fits the logistic verifier on their
 candidates, reads the readings dev questions the same way (``OUT/dev.jsonl``), reports each feature's
-AUC and the verifier's on dev, and what each threshold would keep of the dev candidates. It writes
-``OUT/report.json`` and the verifier (``--export``, default the reader's file in ``config.VERIFIERS``) with the reading and
-threshold given, which the dev funnel chose (docs/reader.md: ``bench --funnel`` per setting).
+AUC, the score's out of fold on train and on dev, and what each threshold would keep of the dev candidates. It
+writes ``OUT/report.json`` and the score (``--export``, default the reader's file in ``config.VERIFIERS``) with
+the reading and thresholds given, which the dev replay and funnel chose (docs/experiments/best-first.md).
+With the candidates committed (docs/results/verifier-1.5b/), a rerun only computes the features (the model's
+closed-book prior among them) and fits: minutes.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--l2", type=float, default=1.0, help="the L2 penalty of the logistic fit")
     p.add_argument("--threshold", type=float, default=0.35, help="p(right) a shown answer needs (chosen by the dev funnel, docs/reader.md)")
     p.add_argument("--more", type=float, default=0.5, help="p(right) each answer after the first needs (chosen likewise)")
+    p.add_argument("--also", type=float, default=1.0, help="p(right) an answer under those needs to be shown \"also in the passages\" (1: never)")
     p.add_argument("--passages", type=int, default=4, help="passages read (chosen with the threshold)")
     p.add_argument("--relevance", type=float, default=0.0, help="of those, only the ones within this share of the best retrieval score (0: all)")
     p.add_argument("--branch-passages", type=int, default=1, help="of those, the first ones whose less likely replies are read")
@@ -45,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     from ambigdemo.evaluation.datasets import load_ambignq
     from ambigdemo.files import replace_text
     from ambigdemo.pipeline import Pipeline
-    from ambigdemo.building.train_verifier import collect, featurize, gold_answers, labelled, records, sweep
+    from ambigdemo.building.train_verifier import collect, featurize, gold_answers, labelled, out_of_fold, records, sweep
     from ambigdemo.stages.reader.verifier import FEATURES, auc, fit
 
     pipeline = Pipeline.load(Config.from_env(use_generator=False, verifier="off"))
@@ -62,16 +65,17 @@ def run(args: argparse.Namespace) -> int:
     collect(pipeline.reader, pipeline.retriever, dev_items, args.out / "dev.jsonl", len(dev_items), seed=None, stated_only=False)
 
     nlp = pipeline.reader.nlp
-    train_found = featurize(records(args.out / "train.jsonl"), pipeline.retriever, nlp)
-    dev_found = featurize(records(args.out / "dev.jsonl"), pipeline.retriever, nlp)
+    train_found = featurize(records(args.out / "train.jsonl"), pipeline.retriever, nlp, reader=pipeline.reader)
+    dev_found = featurize(records(args.out / "dev.jsonl"), pipeline.retriever, nlp, reader=pipeline.reader)
     train_rows, train_labels = labelled(train_found)
     rows, labels = labelled(dev_found)
     verifier = fit(train_rows, train_labels, l2=args.l2)
     swept = sweep(dev_found, verifier, THRESHOLDS)
-    verifier = replace(verifier, threshold=args.threshold, more=args.more, passages=args.passages, relevance=args.relevance, branch_passages=args.branch_passages)
+    verifier = replace(verifier, threshold=args.threshold, more=args.more, also=args.also, passages=args.passages, relevance=args.relevance, branch_passages=args.branch_passages)
     report = {
         "train": {"questions": len(train_found), "candidates": len(train_labels), "right": sum(train_labels),
-                  "auc_in_sample": auc([verifier.p(r) for r in train_rows], train_labels)},
+                  "auc_in_sample": auc([verifier.p(r) for r in train_rows], train_labels),
+                  "auc_out_of_fold": out_of_fold(train_found, FEATURES)},
         "dev": {"candidates": len(labels), "right": sum(labels), "auc": auc([verifier.p(r) for r in rows], labels),
                 "auc_by_feature": {n: auc([r[n] for r in rows], labels) for n in FEATURES}},
         "candidates_kept_dev": swept,
@@ -81,5 +85,6 @@ def run(args: argparse.Namespace) -> int:
     replace_text(export, json.dumps(verifier.to_json(), indent=2) + "\n")
     print(json.dumps({k: report[k] for k in ("train", "dev")}, indent=2))
     gate = f" within {args.relevance:.0%} of the best" if args.relevance else ""
-    print(f"wrote {export}: {args.passages} passages read{gate}, less likely replies from {args.branch_passages}, threshold {args.threshold}, then {args.more}")
+    print(f"wrote {export}: {args.passages} passages read{gate}, less likely replies from {args.branch_passages}, "
+          f"threshold {args.threshold}, then {args.more}, also from {args.also}")
     return 0

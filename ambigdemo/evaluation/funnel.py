@@ -8,7 +8,8 @@ given the first stage it does not pass:
 * ``not replied``: read, but no reply of the model (likeliest or less likely) names it;
 * ``dropped by verify``: replied, but every reply naming it was rejected;
 * ``hidden``: verified, but not among the readings shown (select folded it away, the rewrite stage hid
-  it, or the answers were capped);
+  it, or the answers were capped) nor "also in the passages";
+* ``also``: shown under "Also in the passages" (scored under the readings), not as a reading;
 * ``shown``: a reading shown names it.
 
 Matching is :func:`~ambigdemo.evaluation.readings.right` (one names the other) throughout, so "shown"
@@ -30,7 +31,7 @@ from ambigdemo.evaluation.support import SupportIndex, supported_subset
 from ambigdemo.stages.reader.verify import occurs_in
 from ambigdemo.types import Passage, Result
 
-STAGES = ("not retrieved", "not read", "not replied", "dropped by verify", "hidden", "shown")
+STAGES = ("not retrieved", "not read", "not replied", "dropped by verify", "hidden", "also", "shown")
 
 
 def load_set(path: Path, passages: list[Passage]) -> list[dict]:
@@ -47,6 +48,8 @@ def stage(aliases: list[str], result: Result) -> str:
     "shown" whenever a reading shown names it (select may show a reply as the list it is named in)."""
     if any(right(i.answer, aliases) for i in result.interpretations):
         return "shown"
+    if any(right(a.answer, aliases) for a in result.also):
+        return "also"
 
     stating = [p.id for p in result.passages if any(occurs_in(a, p) for a in aliases)]
     named = [c for c in result.candidates if right(c.text, aliases)]
@@ -67,6 +70,7 @@ def follow(pipeline, items: list[dict]) -> list[dict]:
         rows.append({
             "question": item["question"],
             "shown": [i.answer for i in result.interpretations],
+            "also": [a.answer for a in result.also],
             "stages": [stage(aliases, result) for aliases in item["answers"]],
             "wrong": [i.answer for i in result.interpretations if not any(right(i.answer, g) for g in item["answers"])],
         })
@@ -90,7 +94,7 @@ def run(pipeline, sets: dict[str, Path]) -> dict:
         items = load_set(path, pipeline.retriever.index.passages)
         rows = follow(view, items)
         report["totals"][name], report["rows"][name] = totals(rows), rows
-        report["readings"][name] = readings.summarize([readings.score_item(i, r["shown"]) for i, r in zip(items, rows)], [])
+        report["readings"][name] = readings.summarize([readings.score_item(i, r["shown"], r.get("also", [])) for i, r in zip(items, rows)], [])
     return report
 
 

@@ -10,6 +10,8 @@ one alias list per reading, ``[]`` where the corpus cannot answer. Per set and s
 * ``fully_right``: questions whose answers shown are exactly the gold readings (none, for a null one);
 * ``wrong``: answers shown that match no gold reading (every answer to a null question);
 * ``multi_complete``: questions of two or more readings that show every one of them;
+* with "also in the passages" (answers scored under the readings, shown apart): ``needed_with_also`` (gold
+  readings in the readings or "also"), ``multi_complete_with_also``, ``also_per_question``;
 * timings: first reading and whole answer, p50, over the answered questions.
 """
 
@@ -31,15 +33,18 @@ def right(predicted: str, aliases: list[str]) -> bool:
     return any(mentions(predicted, a) or mentions(a, predicted) for a in aliases)
 
 
-def score_item(item: dict, answers: list[str]) -> dict:
+def score_item(item: dict, answers: list[str], also: list[str] = ()) -> dict:
+    """One question's readings (``answers``) and "also" answers scored against its gold readings."""
     gold = item["answers"]
     found = [any(right(p, g) for p in answers) for g in gold]
     wrong = [p for p in answers if not any(right(p, g) for g in gold)]
     return {
         "question": item["question"],
         "answers": answers,
+        "also": list(also),
         "gold": len(gold),
         "found": sum(found),
+        "found_with_also": sum(any(right(p, g) for p in [*answers, *also]) for g in gold),
         "wrong": wrong,
         "fully_right": all(found) and not wrong,
     }
@@ -63,6 +68,9 @@ def summarize(rows: list[dict], timings: list[dict]) -> dict:
         "wrong_per_5_questions": round(5 * sum(len(r["wrong"]) for r in rows) / max(1, len(rows)), 2),
         "multi_complete": f"{sum(r['found'] == r['gold'] for r in multi)} / {len(multi)}",
         "multi_complete_share": round(sum(r["found"] == r["gold"] for r in multi) / max(1, len(multi)), 3),
+        "needed_with_also": f"{sum(r.get('found_with_also', r['found']) for r in rows)} / {sum(r['gold'] for r in rows)}",
+        "multi_complete_with_also": f"{sum(r.get('found_with_also', r['found']) == r['gold'] for r in multi)} / {len(multi)}",
+        "also_per_question": round(sum(len(r.get("also", [])) for r in rows) / max(1, len(rows)), 2),
         "null_right": f"{sum(not r['answers'] for r in rows if not r['gold'])} / {sum(not r['gold'] for r in rows)}",
         "first_reading_p50_s": p50("first_interpretation"),
         "whole_answer_p50_s": p50("total"),
@@ -79,7 +87,7 @@ def run(pipeline, sets: dict[str, Path], systems: tuple[str, ...] = ("llm", "heu
             rows, timings = [], []
             for item in load(path):
                 result = view.ask(item["question"])
-                rows.append(score_item(item, [i.answer for i in result.interpretations]))
+                rows.append(score_item(item, [i.answer for i in result.interpretations], [a.answer for a in result.also]))
                 timings.append(result.timings_ms)
             report["summary"].setdefault(system, {})[name] = summarize(rows, timings)
             report["rows"].setdefault(system, {})[name] = rows
@@ -88,7 +96,8 @@ def run(pipeline, sets: dict[str, Path], systems: tuple[str, ...] = ("llm", "heu
 
 def markdown(report: dict) -> str:
     """One table: a row per system and set."""
-    keys = ("needed", "fully_right", "wrong_per_5_questions", "multi_complete", "null_right", "first_reading_p50_s", "whole_answer_p50_s")
+    keys = ("needed", "fully_right", "wrong_per_5_questions", "multi_complete", "null_right", "needed_with_also",
+            "multi_complete_with_also", "also_per_question", "first_reading_p50_s", "whole_answer_p50_s")
     lines = ["| system | set | " + " | ".join(keys) + " |", "|---|---|" + "---|" * len(keys)]
     for system, sets in report["summary"].items():
         for name, s in sets.items():

@@ -50,6 +50,7 @@ TASKS = ("ambigqa", "qd-gold", "multi-answer", "paragraph-gold", "nq-open")
 SYSTEMS = ("pipeline", "heuristic", "copy", "threshold", "ceiling", "ceiling-top-k")
 ONLY = {"copy": "qd-gold", "threshold": "multi-answer", "ceiling": "multi-answer", "ceiling-top-k": "multi-answer"}
 SUBSET = "subset.txt"
+ALSO = "also"  # a multi-answer record's source for an answer shown "also in the passages"
 PLOT = "f1_by_answers.png"
 MAX_BUCKET = 5
 AMBIG_METRICS = {"f1_ans": "F1 answer", "f1_bleu": "F1 BLEU-4", "f1_edit_f1": "F1 EDIT-F1"}
@@ -231,8 +232,8 @@ def predict(task: str, system: str, item: Item, pipeline: Callable[[], Pipeline]
 
 
 def _predict_answers(system: str, item: Item, pipeline: Pipeline, start: float) -> Record:
-    """Answers only: the app's (one per interpretation shown), the threshold baseline's reader answers,
-    or a ceiling's gold answers found in the passages."""
+    """Answers only: the app's (one per interpretation shown, then its "also in the passages" answers, sourced
+    :data:`ALSO`), the threshold baseline's reader answers, or a ceiling's gold answers found in the passages."""
     if system.startswith("ceiling"):
         from ambigdemo.stages.reader import relevant
         from ambigdemo.evaluation.support import SupportIndex
@@ -251,8 +252,9 @@ def _predict_answers(system: str, item: Item, pipeline: Pipeline, start: float) 
         passages = pipeline.retriever.search(item.question, pipeline.config.top_k)
         answers, sources = [a.text for a in pipeline.heuristic.find(item.question, passages)], ["reader"]
     else:
-        found = pipeline.ask(item.question).interpretations
-        answers, sources = [i.answer for i in found], [i.source for i in found]
+        result = pipeline.ask(item.question)
+        answers = [i.answer for i in result.interpretations] + [a.answer for a in result.also]
+        sources = [i.source for i in result.interpretations] + [ALSO] * len(result.also)
     return Record(item.id, item.question, answers, sources, round(time.perf_counter() - start, 4))
 
 
@@ -327,21 +329,10 @@ def evaluate(
         elif system == "heuristic":
             factory = functools.cache(lambda: pipeline().with_options(reader="heuristic"))
         records = run_system(task, system, items, out / f"cache{suffix}.jsonl", factory, progress, commit)
-        predictions = out / f"predictions{suffix}.json"
-        replace_text(predictions, json.dumps({r.id: r.prediction for r in records}, ensure_ascii=False))
-        long_form = task == "paragraph-gold"
-        reports[system] = {
-            "predictions": predictions.name,
-            "scores": paragraph_scores(items, records) if long_form else score_files(score_task(task), str(gold), str(predictions)),
-            "by_answers": [] if long_form else [asdict(b) for b in buckets(task, items, gold, predictions)],
-            "sources": dict(Counter(s for r in records for s in r.sources).most_common()),
-            "seconds_per_question": round(sum(r.seconds for r in records) / len(records), 4),
-            "mean_answers": round(sum(_n_answers(r.prediction) for r in records) / len(records), 4),
-            "score_command": f"python -m ambigdemo score --task {score_task(task)} --data {gold} --pred {predictions} --json",
-            **extra,
-        }
-        if task == "qd-gold":
-            reports[system]["fluency"] = fluency_report(_rewrites(items, records), judge() if judge else None)
+        for name, tier in tiers(task, system, records).items():
+            reports[name] = _system_report(task, name, items, tier, gold, out, extra)
+            if task == "qd-gold":
+                reports[name]["fluency"] = fluency_report(_rewrites(items, tier), judge() if judge else None)
     report = {
         "task": task,
         "data": str(data),
@@ -360,6 +351,36 @@ def evaluate(
     if task == "qd-gold":
         replace_text(out / "fluency.md", "\n".join(fluency_markdown(name, r["fluency"]) for name, r in reports.items()))
     return report
+
+
+def tiers(task: str, system: str, records: list[Record]) -> dict[str, list[Record]]:
+    """The records scored under each name: for multi-answer, ``system`` scores its readings only and
+    ``system+also`` its readings with the "also in the passages" answers (``_predict_answers`` keeps both)."""
+    if task != "multi-answer" or not any(ALSO in r.sources for r in records):
+        return {system: list(records)}
+
+    def readings_only(r: Record) -> Record:
+        kept = [(a, s) for a, s in zip(r.prediction, r.sources) if s != ALSO]
+        return replace(r, prediction=[a for a, _ in kept], sources=[s for _, s in kept])
+    return {system: [readings_only(r) for r in records], f"{system}+also": list(records)}
+
+
+def _system_report(task: str, name: str, items: Sequence[Item], records: list[Record], gold: Path, out: Path, extra: dict) -> dict:
+    """One system's predictions file (``predictions[.NAME].json``) and its scores."""
+    suffix = "" if name == "pipeline" else f".{name}"
+    predictions = out / f"predictions{suffix}.json"
+    replace_text(predictions, json.dumps({r.id: r.prediction for r in records}, ensure_ascii=False))
+    long_form = task == "paragraph-gold"
+    return {
+        "predictions": predictions.name,
+        "scores": paragraph_scores(items, records) if long_form else score_files(score_task(task), str(gold), str(predictions)),
+        "by_answers": [] if long_form else [asdict(b) for b in buckets(task, items, gold, predictions)],
+        "sources": dict(Counter(s for r in records for s in r.sources).most_common()),
+        "seconds_per_question": round(sum(r.seconds for r in records) / len(records), 4),
+        "mean_answers": round(sum(_n_answers(r.prediction) for r in records) / len(records), 4),
+        "score_command": f"python -m ambigdemo score --task {score_task(task)} --data {gold} --pred {predictions} --json",
+        **extra,
+    }
 
 
 def _rewrites(items: Sequence[Item], records: Sequence[Record]) -> list[Rewrite]:

@@ -260,6 +260,15 @@ class Context:
             pass
         return text
 
+    def logp(self, text: str) -> float:
+        """The log probability that ``text`` continues this context (the sum over its tokens); ``self`` is unchanged."""
+        ids = self.generator.encode(text)
+        if not ids:
+            return 0.0
+        logits, _ = self.generator._forward(ids, self.past, len(self.ids), keep=len(ids))
+        rows = np.vstack([self.logits[None, :], logits[-len(ids):-1]]) if len(ids) > 1 else self.logits[None, :]
+        return float(sum(_log_softmax(row)[token] for row, token in zip(rows, ids)))
+
     def alternatives(self, n: int, max_new_tokens: int = 16, stop: tuple[str, ...] = ()) -> list[tuple[str, float, "Context"]]:
         """The greedy continuations that start with the 2nd to ``n``-th likeliest next token, each with its
         probability (its tokens', the stop excluded) and the context that ends with it; ``self`` is unchanged."""

@@ -84,8 +84,8 @@ class Rewriter:
         self, question: Question | str, answers: list[Answer], propose: Proposer | None = None, keep_all: bool = False
     ) -> list[Interpretation]:
         """One interpretation per answer that a grounded, checked edit can single out; with ``keep_all``
-        (answers a verifier chose) one per answer, those no checked edit singles out shown under the
-        question as asked, marked ``source="as asked"``.
+        (answers a score chose, best first) one per answer in their order, those no checked edit singles out
+        shown under the question as asked, marked ``source="as asked"``.
 
         ``propose`` (the LLM reader's rewrite from the answer's own passage) is tried first, instead
         of the configured generator; the rule-built edits remain the fallback.
@@ -97,7 +97,8 @@ class Rewriter:
         answers the prompt question as asked: weaker answers never displace it.
         """
         question = Question.of(question)
-        answers = sorted(answers, key=lambda a: -len(set(a.passages)))
+        if not keep_all:
+            answers = sorted(answers, key=lambda a: -len(set(a.passages)))
         chosen = self._disambiguate(question, answers, propose=propose) if len(answers) > 1 else []
         if keep_all and len(answers) > 1:
             return [c or _as_asked(question.text, a, "as asked") for a, c in zip(answers, chosen)]
@@ -132,7 +133,7 @@ class Rewriter:
                 chosen.append(None)
                 continue
             seen.add(normalize_answer(text))
-            chosen.append(Interpretation(text, answer.text, answer.passages, answer.score, edit_of(question.text, text), source))
+            chosen.append(Interpretation(text, answer.text, answer.passages, answer.score, edit_of(question.text, text), source, answer.p))
         return chosen
 
     def _options(
@@ -196,7 +197,7 @@ def ground(text: str, question: Question | str, passages: list[Passage]) -> Answ
 def _as_asked(question: str, answer: Answer, source: str = "prompt") -> Interpretation:
     """``answer`` under the question as asked: the prompt's own answer, or (``source="as asked"``) a reading
     no checked edit singles out, which its passage's title tells apart."""
-    return Interpretation(question, answer.text, answer.passages, answer.score, Edit(), source=source)
+    return Interpretation(question, answer.text, answer.passages, answer.score, Edit(), source=source, p=answer.p)
 
 
 def _title(answer: Answer) -> str:

@@ -8,7 +8,7 @@ from html import escape as _html_escape
 
 from ambigdemo.corpus import WIKI_CREDIT
 from ambigdemo.text import normalize_answer, visible, word_diff
-from ambigdemo.types import Interpretation, Passage, Result, passage_title
+from ambigdemo.types import Also, Interpretation, Passage, Result, passage_title
 
 CITATION = re.compile(r"\[(\d+)\]")
 WORD = re.compile(r"\w+(?:[-'\u2019]\w+)*|[^\w\s]", re.UNICODE)  # the tokens of ``text.words``, with their places
@@ -71,7 +71,34 @@ def interpretations_html(result: Result) -> str:
     cards = "".join(
         card_html(result.question, n, i, numbers, result.ambiguous) for n, i in enumerate(result.interpretations, 1)
     )
-    return head + f'<div class="ad-cards">{cards}</div>'
+    return head + f'<div class="ad-cards">{cards}</div>' + also_html(result.also, numbers)
+
+
+def marked(sentence: str, answer: str) -> str:
+    """``sentence`` escaped, its first mention of ``answer`` (any case) in <mark>."""
+    at = sentence.lower().find(answer.lower())
+    if at < 0:
+        return escape(sentence)
+    end = at + len(answer)
+    return f"{escape(sentence[:at])}<mark>{escape(sentence[at:end])}</mark>{escape(sentence[end:])}"
+
+
+def also_html(also: list[Also], numbers: dict[str, int]) -> str:
+    """"Also in the passages": answers that scored under the readings, each with the sentence stating it and
+    its passage, not rewritten and not in the paragraph ("" for none)."""
+    if not also:
+        return ""
+    items = "".join(
+        f'<li data-testid="also"><b>{escape(a.answer)}</b> '
+        f'<a class="cite" href="#{anchor(numbers[a.passage])}">[{numbers[a.passage]}]</a>'
+        f'<div class="ad-also-sentence">“{marked(a.sentence, a.answer)}”</div></li>'
+        for a in also if a.passage in numbers
+    )
+    return (
+        '<div class="ad-also"><div class="ad-label">Also in the passages</div>'
+        '<div class="ad-also-note">Less certain: answers a passage states that scored under the readings above. '
+        f'Read the sentence before relying on one.</div><ul>{items}</ul></div>'
+    )
 
 
 def paragraph_html(text: str, n_passages: int, final: bool = True, pending: str = "") -> str:
@@ -180,6 +207,11 @@ CSS = """
 .ad-question ins{background:#dafbe1;text-decoration:none;padding:0 2px}
 .ad-question del{background:#ffebe9;padding:0 2px}
 .ad-paragraph{line-height:1.6}
+.ad-also{border:1px dashed #d0d7de;border-radius:8px;padding:8px 14px;margin:8px 0;background:#f6f8fa}
+.ad-also ul{margin:4px 0;padding-left:18px}
+.ad-also-note{font-size:.8em;color:#57606a}
+.ad-also-sentence{font-size:.9em;color:#424a53}
+.ad-also mark{background:#fff8c5;padding:0 1px}
 .ad-pending{color:#6e7781;font-style:italic}
 .ad-passages{list-style:none;padding-left:0}
 .ad-passages li{margin:6px 0}

@@ -26,20 +26,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ambigdemo.runtimes.onnx import Context, Generator
 from ambigdemo.stages.answers import same_answer
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.disambiguate import ask_rewrite
-from ambigdemo.stages.reader.prompts import example_prefix, passage_turn
+from ambigdemo.stages.reader.prompts import closed_book_turn, example_prefix, passage_turn
 from ambigdemo.stages.reader.recall import beyond, parse_reply, relevant
 from ambigdemo.stages.reader.select import add, shown_as
-from ambigdemo.stages.reader.verifier import Clue, Verifier, features, position
-from ambigdemo.stages.reader.verify import in_own_words, rejection
+from ambigdemo.stages.reader.verifier import Clue, Verifier, features, position, relate
+from ambigdemo.stages.reader.verify import evidence, in_own_words, rejection
 from ambigdemo.text import normalize_answer
-from ambigdemo.types import Answer, Candidate, Passage
+from ambigdemo.types import Also, Answer, Candidate, Passage
 
 __all__ = ["LlmReader", "MalformedOutput", "ReaderRun", "ask_rewrite", "relevant"]
 
@@ -61,7 +61,11 @@ class ReaderRun:
     candidates: list[Candidate] = field(default_factory=list)  # every answer replied, and verify's verdict
     found: list[Answer] = field(default_factory=list)
     readable: int = 0  # replies that read as an answer or "none"
+    also: list[Also] = field(default_factory=list)  # answers scored under the readings, over ``verifier.also``
     _contexts: dict[str, Context] = field(default_factory=dict, repr=False)
+    _replied: dict[tuple[str, str], Context] = field(default_factory=dict, repr=False)  # (passage, candidate): its reply's context
+    _priors: dict[str, float] = field(default_factory=dict, repr=False)
+    _closed: Context | None = field(default=None, repr=False)
 
     @property
     def dropped(self) -> list[str]:
@@ -71,19 +75,25 @@ class ReaderRun:
     def answers(self) -> Iterator[Answer]:
         """Verified, distinct answers, one passage at a time in retrieval order; a later passage that
         states an answer already found adds itself to that answer's passages (yielded again, updated).
-        ``found`` holds the answers so far, in order."""
+        With a score (``verifier``) the answers are chosen again after each passage, every candidate so far
+        compared with every other (:meth:`decide`): the best-scored first. ``found`` holds the answers so far."""
         reader = self.reader
         for rank, (passage, least) in enumerate(self.to_read()):
             self.read.append(passage.id)
             for i, (reply, context, logp) in enumerate(self._replies(rank, passage)):
-                answer = self.take(passage, reply, alternative=i > 0, least_coverage=least, logp=logp)
+                answer = self.take(passage, reply, alternative=i > 0, least_coverage=least, logp=logp, context=context)
                 if answer is None:
                     continue
                 self._contexts.setdefault(answer.text, context)
                 yield answer
                 if len(self.found) >= reader.max_answers:
                     break
-            if len(self.found) >= reader.max_answers:
+            if reader.verifier is not None:
+                before = list(self.found)
+                self.decide()
+                if self.found and self.found != before:
+                    yield self.found[0]
+            elif len(self.found) >= reader.max_answers:
                 break
         if self.replies and not self.readable:
             raise MalformedOutput(f"no reply reads as an answer: {next(iter(self.replies.values()))[:200]!r}")
@@ -121,13 +131,12 @@ class ReaderRun:
                     yield text, branch, math.log(p)
 
     def take(self, passage: Passage, reply: str, alternative: bool = False, least_coverage: float = 0.0,
-             logp: float = 0.0) -> Answer | None:
+             logp: float = 0.0, context: Context | None = None) -> Answer | None:
         """The model's ``reply`` for ``passage`` through verify and select: the new or updated answer in
         ``found``, or None when the reply is "none", unreadable or rejected (with why, in ``candidates``).
         An ``alternative`` (a less likely reply, :meth:`Context.alternatives`) is not recorded as the reply.
-        An answer must pass verify's rules; with a ``verifier`` it must also reach the p(right) the verifier
-        needs (one threshold for the first distinct answer, another for each further one; ``logp``, the
-        reply's log probability, is one of its features)."""
+        With a score (``verifier``) a grounded reply is only recorded as a candidate with its features (``logp``,
+        the reply's log probability, is one), and :meth:`decide` chooses among all of them."""
         text = parse_reply(reply, names=self.question.asks_person)
         if not alternative:
             self.replies[passage.id] = reply
@@ -135,24 +144,56 @@ class ReaderRun:
         if not text:
             return None
         text = in_own_words(text, passage)
-        verifier = self.reader.verifier
-        if verifier is None:
-            why, named, p = rejection(self.question, text, passage, least_coverage), {}, None
-        else:
-            why = rejection(self.question, text, passage)
+        if self.reader.verifier is None:
+            why = rejection(self.question, text, passage, least_coverage)
+            self.candidates.append(Candidate(passage.id, text, not alternative, why or ""))
+            return None if why else add(self.found, shown_as(self.question, text, passage, self.reader.nlp), passage)
+        why = rejection(self.question, text, passage)
+        named = {}
+        if why is None:
             earlier = [c.text for c in self.candidates if c.features]  # the answers before it that verify's rules passed
-            clue = None if why else Clue(self.question, text, passage, self.passages, logp, not alternative, position(text, earlier))
-            named = {} if clue is None else features(clue, self.reader.nlp)
-            p = verifier.p(named) if named else None
-            if p is not None:
-                others = [a for a in self.found if not same_answer(normalize_answer(a.text), normalize_answer(text))]
-                needed = verifier.needs(len(others))
-                if p < needed:
-                    why = f"p(right) {p:.2f} under {needed:.2f}"
-        self.candidates.append(Candidate(passage.id, text, not alternative, why or "", p, named))
-        if why is not None:
-            return None
-        return add(self.found, shown_as(self.question, text, passage, self.reader.nlp), passage)
+            clue = Clue(self.question, text, passage, self.passages, logp, not alternative, position(text, earlier), self.prior(text))
+            named = features(clue, self.reader.nlp)
+            if context is not None:
+                self._replied[(passage.id, text)] = context
+        self.candidates.append(Candidate(passage.id, text, not alternative, why or "", None, named))
+        return None
+
+    def prior(self, text: str) -> float:
+        """The log probability of ``text`` as the model's reply to the question asked with no passage."""
+        if text not in self._priors:
+            if self._closed is None:
+                self._closed = self.reader.closed_book(self.question.text)
+            self._priors[text] = self._closed.logp(text)
+        return self._priors[text]
+
+    def decide(self) -> None:
+        """Choose the readings and the "also" tier among every grounded candidate so far: each scored once
+        (its features beside the others', :func:`relate`), then taken best first: a reading while its p(right)
+        reaches what the next reading needs (:meth:`Verifier.needs`, at most ``max_answers``), else "also in the
+        passages" from ``verifier.also``; a candidate naming an answer already taken only adds its passage."""
+        verifier, nlp = self.reader.verifier, self.reader.nlp
+        grounded = [i for i, c in enumerate(self.candidates) if c.features]
+        rows = relate([dict(self.candidates[i].features) for i in grounded])
+        for i, row in zip(grounded, rows):
+            self.candidates[i] = replace(self.candidates[i], features=row, p=round(verifier.p(row), 4))
+        by_id = {p.id: p for p in self.passages}
+        found: list[Answer] = []
+        also: list[Also] = []
+        for i in sorted(grounded, key=lambda i: (-self.candidates[i].p, i)):
+            c = self.candidates[i]
+            passage = by_id[c.passage]
+            text = shown_as(self.question, c.text, passage, nlp)
+            key = normalize_answer(text)
+            taken = any(same_answer(key, normalize_answer(a.text)) for a in found)
+            if taken or (c.p >= verifier.needs(len(found)) and len(found) < self.reader.max_answers):
+                answer = add(found, text, passage)
+                if not taken:
+                    found[-1] = replace(answer, p=c.p)
+                    self._contexts[text] = self._replied.get((c.passage, c.text))
+            elif c.p >= verifier.also and not any(same_answer(key, normalize_answer(a.answer)) for a in also):
+                also.append(Also(text, passage.id, evidence(text, passage), c.p))
+        self.found, self.also = found, also
 
     def propose_rewrite(self, answer: Answer) -> str:
         """The model's rewrite of the question for ``answer``, continuing its passage's cache ("" if none)."""
@@ -190,6 +231,10 @@ class LlmReader:
         if self._prefix is None:
             self._prefix = self.generator.context(example_prefix())
         return self._prefix
+
+    def closed_book(self, question: str) -> Context:
+        """The context that ends where the model's reply to ``question`` asked with no passage begins."""
+        return self.generator.context(closed_book_turn(question))
 
     def start(self, question: str, passage: Passage) -> Context:
         """The context that ends where the model's reply for one passage begins."""

@@ -37,6 +37,14 @@ def passage_turn(title: str, text: str, question: str, max_words: int = 100) -> 
     return chatml_turn("user", f"Passage: {title}: {clipped}\nQuestion: {question}") + ASSISTANT
 
 
+CLOSED_BOOK = "Answer the question with the shortest answer you know: a name, date or number."
+
+
+def closed_book_turn(question: str) -> str:
+    """The question asked with no passage, opening the assistant's reply: the model's own prior over answers."""
+    return chatml_turn("system", CLOSED_BOOK) + chatml_turn("user", question) + ASSISTANT
+
+
 def example_prefix() -> str:
     """System turn and worked examples, rendered exactly as a real passage's turns are."""
     parts = [chatml_turn("system", SYSTEM)]

@@ -4,6 +4,7 @@ the list it is named in), folded into the answers found so far when it is one of
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ambigdemo.stages.answers import bare_title, echoes_question, is_name_of, same_answer
 from ambigdemo.stages.question import Question
@@ -154,5 +155,5 @@ def add(found: list[Answer], text: str, passage: Passage) -> Answer:
         return found[-1]
     old = found[same]
     passages = old.passages if passage.id in old.passages else old.passages + [passage.id]
-    found[same] = Answer(old.text, old.score, passages, old.aliases + [text], old.context)
+    found[same] = replace(old, passages=passages, aliases=old.aliases + [text])
     return found[same]

@@ -22,14 +22,17 @@ import numpy as np
 
 from ambigdemo.stages.answers import bare_title, is_name_of
 from ambigdemo.stages.question import Question
-from ambigdemo.stages.reader.verify import coverage, occurs_in, other_year, outranked, stating
+from ambigdemo.stages.reader.verify import coverage, occurs_in, of_another, other_year, outranked, ranks_otherwise, stating
 from ambigdemo.text import mentions, normalize_answer
 from ambigdemo.types import Passage
 
 FEATURES = (
     "score", "ratio", "rank", "likeliest", "logp", "support", "type_fit", "untyped",
     "subject", "coverage", "outranked", "other_year", "words", "numeric", "position",
+    "prior", "prior_gap", "support_gap", "clash", "of_other",
 )
+# Features that compare a candidate with the question's other candidates (:func:`relate`)
+RELATIVE = {"prior_gap": "prior", "support_gap": "support"}
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,7 @@ class Clue:
     logp: float  # the log probability of the model's reply
     likeliest: bool = True
     position: int = 0  # how many other answers that pass verify's rules were replied before it in this reading
+    prior: float = 0.0  # the log probability of ``text`` as the model's reply to the question asked with no passage
 
 
 def position(text: str, replied: list[str]) -> int:
@@ -91,7 +95,20 @@ def features(clue: Clue, nlp) -> dict[str, float]:
         "words": math.log1p(len(text.split())),
         "numeric": float(any(c.isdigit() for c in text)),
         "position": float(clue.position),
+        "prior": max(clue.prior, -30.0),
+        "clash": float(ranks_otherwise(q, text, passage)),
+        "of_other": float(of_another(q, text, passage)),
     }
+
+
+def relate(rows: list[dict[str, float]]) -> list[dict[str, float]]:
+    """``rows``, one question's candidates' features (:func:`features`), each with how far it stands from the
+    question's best candidate on the :data:`RELATIVE` features (0 for the best, negative below it)."""
+    for gap, name in RELATIVE.items():
+        best = max((r[name] for r in rows), default=0.0)
+        for r in rows:
+            r[gap] = r[name] - best
+    return rows
 
 
 @dataclass(frozen=True)
@@ -105,6 +122,7 @@ class Verifier:
     bias: float
     threshold: float = 0.5  # the first answer found needs this p(right) ...
     more: float = 0.5  # ... and every further answer (another reading) this
+    also: float = 1.0  # an answer under those thresholds reaching this is shown "also in the passages" (1: never)
     passages: int = 4  # the reading it was tuned with: passages read (above the reader's least score) ...
     relevance: float = 0.0  # ... of those within this share of the best retrieval score (0: every one) ...
     branch_passages: int = 1  # ... and of those, the first ones whose less likely replies are read too,
@@ -120,12 +138,12 @@ class Verifier:
 
     def to_json(self) -> dict:
         return {"names": list(self.names), "mean": list(self.mean), "scale": list(self.scale), "weights": list(self.weights),
-                "bias": self.bias, "threshold": self.threshold, "more": self.more, "passages": self.passages, "relevance": self.relevance, "branch_passages": self.branch_passages, "branch_min": self.branch_min}
+                "bias": self.bias, "threshold": self.threshold, "more": self.more, "also": self.also, "passages": self.passages, "relevance": self.relevance, "branch_passages": self.branch_passages, "branch_min": self.branch_min}
 
     @classmethod
     def from_json(cls, data: dict) -> "Verifier":
         return cls(tuple(data["names"]), tuple(data["mean"]), tuple(data["scale"]), tuple(data["weights"]),
-                   float(data["bias"]), float(data["threshold"]), float(data["more"]), int(data["passages"]), float(data.get("relevance", 0.0)), int(data["branch_passages"]), float(data["branch_min"]))
+                   float(data["bias"]), float(data["threshold"]), float(data["more"]), float(data.get("also", 1.0)), int(data["passages"]), float(data.get("relevance", 0.0)), int(data["branch_passages"]), float(data["branch_min"]))
 
     @classmethod
     def load(cls, path: Path) -> "Verifier":

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ambigdemo.stages.answers import bare_title, echoes_question
-from ambigdemo.stages.question import YEAR, Question, content_words
+from ambigdemo.stages.question import NOT_RANKING, YEAR, Question, content_words, stem
 from ambigdemo.text import mentions, names_each, normalize_answer, numbers_as_digits, split_sentences
 from ambigdemo.types import Passage
 
@@ -97,6 +97,12 @@ def stating(answer: str, passage: Passage) -> list[str]:
     return [s for s in split_sentences(passage.text) if about or mentions(s, answer)]
 
 
+def evidence(answer: str, passage: Passage) -> str:
+    """The passage's first sentence that names ``answer`` (its first sentence when the answer is its subject)."""
+    named = [s for s in split_sentences(passage.text) if mentions(s, answer)]
+    return (named or stating(answer, passage) or [passage.text])[0]
+
+
 def coverage(question: Question, answer: str, passage: Passage) -> float:
     """The largest share of the question's content words (less the answer's own) that the passage's
     title and one sentence stating the answer hold together: 1.0 for "Prayagraj" from "Prayagraj ... is
@@ -118,6 +124,31 @@ def outranked(question: Question, passage: Passage) -> bool:
         if ranked and ranked == len(re.findall(rf"\b{word}\b", text)):
             return True
     return False
+
+
+_RANKED = re.compile(rf"\b(?:{ORDINAL}[- ])?(?:[a-z]{{2,}}est|most|least|first|last|{ORDINAL})\b")
+_OF_NAME = re.compile(r"\b([a-z]+) of (?:the )?([A-Z][\w'-]+)")
+
+
+def ranks_otherwise(question: Question, answer: str, passage: Passage) -> bool:
+    """The question ranks ("the longest", "the first") and every sentence stating the answer ranks it another way
+    only ("the fourth-longest", "the smallest", "the second"): evidence that the passage mentions the answer in
+    another relation."""
+    asked = {w for w in question.superlatives} | set(re.findall(rf"\b(?:first|last|{ORDINAL})\b", question.normalized))
+    if not asked:
+        return False
+    sentences = stating(answer, passage)
+    ranks = [{m.group().replace(" ", "-") for m in _RANKED.finditer(s.lower())} - NOT_RANKING for s in sentences]
+    return bool(sentences) and all(r and not (r & asked) for r in ranks)
+
+
+def of_another(question: Question, answer: str, passage: Passage) -> bool:
+    """A word of the question stands, in a sentence stating the answer, before "of" and a name the question does
+    not hold ("the capital of Victoria" asked for the capital of Australia), and never before one it holds."""
+    own = content_words(answer)
+    found = [(w.lower(), content_words(n)) for s in stating(answer, passage) for w, n in _OF_NAME.findall(s)]
+    related = [(w, n) for w, n in found if stem(w) in question.words and n and not n & own]
+    return bool(related) and all(not n & question.words for _, n in related)
 
 
 def other_year(question: Question, answer: str, passage: Passage) -> bool:

@@ -1,0 +1,147 @@
+"""The best-supported answer first (issue 46): every grounded candidate scored once, beside the others, then
+shown by score in two tiers: readings, and "also in the passages" with the sentence that states each."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from ambigdemo.building.train_verifier import tiers
+from ambigdemo.evaluation import funnel, readings
+from ambigdemo.evaluation.readings import right
+from ambigdemo.stages.question import Question
+from ambigdemo.stages.reader.prompts import closed_book_turn
+from ambigdemo.stages.reader.verifier import FEATURES, Verifier, relate
+from ambigdemo.stages.reader.verify import evidence, of_another, ranks_otherwise
+from ambigdemo.text import normalize_answer
+from ambigdemo.types import Also, Candidate, Edit, Interpretation, Passage, Result
+from ambigdemo.ui import render
+
+
+def passage(title: str, text: str, score: float = 0.7) -> Passage:
+    return Passage(f"{title}#0", title, text, score)
+
+
+@pytest.fixture(scope="module")
+def scored(pipeline):
+    """The app with the score fitted for its reader (the 0.5B's, in tests) choosing, without the paragraph."""
+    return pipeline.with_options(verifier="on", use_generator=False)
+
+
+def test_a_sentence_ranking_the_answer_another_way_is_evidence_against_it():
+    longest = Question.of("What is the longest river in Africa?")
+    assert ranks_otherwise(longest, "Zambezi", passage("Zambezi", "The Zambezi is the fourth-longest river in Africa."))
+    assert not ranks_otherwise(longest, "Nile", passage("Nile", "The Nile is the longest river in Africa."))
+    assert ranks_otherwise(Question.of("What is the largest ocean?"), "Arctic Ocean",
+                           passage("Arctic Ocean", "The Arctic Ocean is the smallest of the five oceans."))
+    first = Question.of("Who was the first president of the United States?")
+    assert ranks_otherwise(first, "Abraham Lincoln", passage("Abraham Lincoln", "Abraham Lincoln was the 16th president of the United States."))
+    assert not ranks_otherwise(first, "George Washington", passage("George Washington", "George Washington was the first president of the United States."))
+    assert not ranks_otherwise(Question.of("Who wrote Hamlet?"), "Shakespeare", passage("Hamlet", "Hamlet is the longest play by Shakespeare."))
+
+
+def test_the_question_s_word_related_to_another_name_is_evidence_against_it():
+    capital = Question.of("What is the capital of Australia?")
+    assert of_another(capital, "Melbourne", passage("Melbourne", "Melbourne is the capital of Victoria."))
+    assert not of_another(capital, "Canberra", passage("Canberra", "Canberra is the capital of Australia."))
+    assert not of_another(capital, "Canberra", passage("Canberra", "Canberra is the capital city of Australia, not of Victoria."))
+    assert not of_another(Question.of("Who wrote Hamlet?"), "Shakespeare", passage("Hamlet", "Hamlet is a tragedy by Shakespeare."))
+
+
+def test_relative_features_compare_each_candidate_with_the_question_s_best():
+    rows = relate([{"prior": -1.0, "support": 0.7}, {"prior": -4.0, "support": 1.1}])
+    assert [r["prior_gap"] for r in rows] == [0.0, -3.0]
+    assert [round(r["support_gap"], 6) for r in rows] == [-0.4, 0.0]
+
+
+def test_the_evidence_is_the_first_sentence_naming_the_answer():
+    text = "Pretoria is a city. It hosts the executive. Cape Town is the legislative capital."
+    assert evidence("Cape Town", passage("South Africa", text)) == "Cape Town is the legislative capital."
+    assert evidence("Pretoria", passage("Pretoria", text)) == "Pretoria is a city."
+
+
+def test_a_continuation_s_log_probability_is_what_the_greedy_reply_scored(pipeline):
+    """``Context.logp`` scores a given text as ``complete`` scores the tokens it chooses (floats: to 1e-3)."""
+    generator = pipeline.reader.generator
+    closed = pipeline.reader.closed_book("What is the capital of France?")
+    logps: list[float] = []
+    reply = closed.fork().complete(8, stop=("\n",), logps=logps)
+    assert reply.strip()
+    assert closed.logp(reply) == pytest.approx(sum(logps), abs=1e-3)
+    assert closed.logp(reply) > closed.logp("Ouagadougou")
+    assert len(closed) == len(generator.encode(closed_book_turn("What is the capital of France?"))), "logp leaves the context as it was"
+
+
+def test_the_replay_takes_the_best_scored_first_and_keeps_the_rest_as_also():
+    """p = sigmoid(10 score - 5): 0.12, 0.98 and 0.5 for the three candidates, read in this order."""
+    base = {n: 0.0 for n in FEATURES}
+    record = {"question": "q", "gold": [["Alpha"], ["Beta"]], "candidates": [
+        {"text": t, "likeliest": True, "right": ok, "features": {**base, "score": s}}
+        for t, s, ok in [("Gamma", 0.3, False), ("Alpha", 0.9, True), ("Beta", 0.5, True)]]}
+    score = Verifier(("score",), (0.0,), (1.0,), (10.0,), -5.0, threshold=0.9, more=1.0, also=0.3)
+    assert tiers(record, score) == {"needed": 1, "gold": 2, "wrong": 0, "either": 2, "also": 1}
+    assert tiers(record, replace(score, threshold=0.0, more=0.0)) == {"needed": 2, "gold": 2, "wrong": 1, "either": 2, "also": 0}
+    assert tiers(record, replace(score, also=1.0)) == {"needed": 1, "gold": 2, "wrong": 0, "either": 1, "also": 0}
+
+
+def test_the_reading_shown_is_the_best_scored_candidate_and_the_rest_are_also_with_their_sentence(scored):
+    """A score that allows one reading shows the best-scored candidate of all those read, whichever passage was
+    read first, and every other grounded answer over the "also" threshold under it, each with the sentence
+    of its passage that states it."""
+    one = replace(scored, reader=replace(scored.reader, verifier=replace(scored.reader.verifier, threshold=0.0, more=1.01, also=0.0)))
+    result = one.ask("What is the capital of South Africa?")
+    grounded = [c for c in result.candidates if not c.rejection]
+    assert len({normalize_answer(c.text) for c in grounded}) >= 2, result.candidates
+    assert all(c.p is not None and set(c.features) == set(FEATURES) for c in grounded)
+    best = max(grounded, key=lambda c: c.p)
+    assert len(result.interpretations) == 1 and result.interpretations[0].p == best.p
+    assert right(result.interpretations[0].answer, [best.text])
+    assert result.also, "every other answer is shown under the reading"
+    shown = normalize_answer(result.interpretations[0].answer)
+    by_id = {p.id: p for p in result.passages}
+    for also in result.also:
+        assert normalize_answer(also.answer) != shown and also.p <= best.p
+        assert also.sentence in by_id[also.passage].text and also.answer.lower() in also.sentence.lower()
+    data = result.to_dict()
+    assert data["interpretations"][0]["p"] == best.p
+    assert {"answer", "passage", "sentence", "p"} == set(data["also"][0])
+
+
+def test_readings_are_ordered_by_score_and_each_reaches_its_threshold(scored):
+    result = scored.ask("What is the capital of South Africa?")
+    verifier = scored.reader.verifier
+    ps = [i.p for i in result.interpretations]
+    assert ps and all(p is not None for p in ps)
+    assert ps[0] >= verifier.threshold and all(p >= verifier.needs(1) for p in ps[1:])
+    assert all(a.p >= verifier.also and a.p < verifier.needs(len(ps)) or len(ps) >= scored.reader.max_answers for a in result.also)
+
+
+def test_a_question_the_corpus_cannot_answer_stays_unanswered(scored):
+    result = scored.ask("Who won season 12 of American Idol?")
+    assert result.interpretations == [], [(c.text, c.p) for c in result.candidates]
+
+
+def test_also_is_rendered_escaped_with_the_answer_marked_and_its_passage_linked():
+    hostile = passage("X", "<b>Yes</b> & <script>alert(1)</script> Durban is a port.")
+    also = Also("Durban", hostile.id, "<script>alert(1)</script> Durban is a port.", 0.2)
+    result = Result("q", [Interpretation("q", "Cape Town", ["Cape#0"], 0.8, Edit(), p=0.9)],
+                    passages=[passage("Cape", "Cape Town."), hostile], also=[also])
+    html = render.interpretations_html(result)
+    assert "Also in the passages" in html and "<script>" not in html
+    assert "<mark>Durban</mark>" in html and 'href="#passage-2"' in html
+    assert render.also_html([], {}) == ""
+
+
+def test_the_funnel_and_the_readings_report_count_the_also_tier():
+    result = Result("What is the capital of South Africa?", passages=[passage("Pretoria", "Pretoria is a capital.")],
+                    interpretations=[Interpretation("q", "Cape Town", [], 0.8, Edit())],
+                    also=[Also("Pretoria", "Pretoria#0", "Pretoria is a capital.", 0.2)],
+                    candidates=[Candidate("Pretoria#0", "Pretoria")], read=["Pretoria#0"])
+    assert funnel.stage(["Pretoria"], result) == "also"
+    assert funnel.stage(["Cape Town"], result) == "shown"
+    item = {"question": "q", "answers": [["Cape Town"], ["Pretoria"], ["Bloemfontein"]]}
+    row = readings.score_item(item, ["Cape Town"], ["Pretoria", "Durban"])
+    assert (row["found"], row["found_with_also"]) == (1, 2)
+    summary = readings.summarize([row], [{}])
+    assert summary["needed_with_also"] == "2 / 3" and summary["also_per_question"] == 2.0
