@@ -30,8 +30,8 @@ READER_MODELS = {"0.5b": "embedded", "1.5b": "embedded-1.5b"}
 # test within the bench targets (docs/reader.md, docs/benchmarks.md). Config() itself reads with the preset's own.
 READER_MODEL = "1.5b"
 FALLBACK_READER_MODEL = "0.5b"  # built with the embedded preset: a chosen reader not built here falls back to it
-# The verifier fitted for each reader model (train-verifier with that reader): AMBIGDEMO_VERIFIER=on loads the one
-# of the reader loaded; a path loads that file
+# The score fitted for each reader model (train-verifier with that reader): AMBIGDEMO_VERIFIER=on (the default) loads
+# the one of the reader loaded; a path loads that file
 VERIFIERS = {"0.5b": ROOT / "assets" / "verifier.json", "1.5b": ROOT / "assets" / "verifier-1.5b.json"}
 
 
@@ -125,11 +125,11 @@ class Config:
     # Overrides of READER_BRANCHES (None: the loaded preset's)
     reader_branch_passages: int | None = None
     reader_branch_min: float | None = None
-    # The verifier that chooses the reader's answers instead of verify's rules (stages/reader/verifier.py): "on" (the
-    # one VERIFIERS holds for the reader loaded, fitted on AmbigNQ train), a file train-verifier wrote, or "off". Off by
-    # default: with the 1.5B, on the frozen test, it found 4 more needed readings and showed 5 more wrong ones
-    # (docs/experiments/verifier-1.5b.md).
-    verifier: str = "off"
+    # The score that chooses the reader's answers (stages/reader/verifier.py, ReaderRun.decide): "on" (the one VERIFIERS
+    # holds for the reader loaded, fitted on AmbigNQ train: best first, readings and "also in the passages"), a file
+    # train-verifier wrote, or "off" (verify's rules: the first verified answer first, no "also";
+    # docs/experiments/best-first.md measures both)
+    verifier: str = "on"
     verifier_threshold: float | None = None
     show_unrewritten: bool = True  # with a verifier, a chosen answer no checked rewrite singles out is shown as asked
     sentence_similarity: bool = False

@@ -13,7 +13,7 @@ from ambigdemo.evaluation.readings import right
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.prompts import closed_book_turn
 from ambigdemo.stages.reader.verifier import FEATURES, Verifier, relate
-from ambigdemo.stages.reader.verify import evidence, of_another, ranks_otherwise
+from ambigdemo.stages.reader.verify import evidence, of_another, ranks, ranks_otherwise
 from ambigdemo.text import normalize_answer
 from ambigdemo.types import Also, Candidate, Edit, Interpretation, Passage, Result
 from ambigdemo.ui import render
@@ -39,6 +39,10 @@ def test_a_sentence_ranking_the_answer_another_way_is_evidence_against_it():
     assert ranks_otherwise(first, "Abraham Lincoln", passage("Abraham Lincoln", "Abraham Lincoln was the 16th president of the United States."))
     assert not ranks_otherwise(first, "George Washington", passage("George Washington", "George Washington was the first president of the United States."))
     assert not ranks_otherwise(Question.of("Who wrote Hamlet?"), "Shakespeare", passage("Hamlet", "Hamlet is the longest play by Shakespeare."))
+    second = Question.of("What is the second-largest city of Russia?")
+    assert ranks("What is the second-largest city of Russia?") == {"second-largest"}
+    assert ranks_otherwise(second, "Moscow", passage("Moscow", "Moscow is the capital and largest city of Russia."))
+    assert not ranks_otherwise(second, "Saint Petersburg", passage("Saint Petersburg", "Saint Petersburg is the second-largest city in Russia."))
 
 
 def test_the_question_s_word_related_to_another_name_is_evidence_against_it():

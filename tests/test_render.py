@@ -30,7 +30,7 @@ def tag_names(html: str) -> set[str]:
     return {t for t, _ in Tags(html).tags}
 
 
-ALLOWED = {"div", "span", "a", "ins", "del", "ol", "ul", "li", "b", "table", "tr", "td"}
+ALLOWED = {"div", "span", "a", "ins", "del", "ol", "ul", "li", "b", "mark", "table", "tr", "td"}
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,9 @@ def fast(pipeline):
 
 @pytest.fixture(scope="module")
 def ambiguous(fast):
-    return fast.ask("What is the capital of South Africa?")
+    """A result with two readings to render: the 0.5B's score puts Pretoria under "also in the passages", so the
+    rules (``verifier="off"``), which show both capitals, give it; what is tested here is the page, not the choice."""
+    return fast.with_options(verifier="off").ask("What is the capital of South Africa?")
 
 
 def all_html(result) -> str:

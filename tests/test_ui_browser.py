@@ -287,15 +287,21 @@ SCREENSHOT_QUESTION = "What is the capital of South Africa?"
 
 
 def test_two_readings_screenshot(page, artifacts_dir):
-    """The README's screenshot: an ambiguous question answered with two readings, their rewrites and a cited
-    paragraph, as Chromium shows it. ``AMBIGDEMO_UPDATE_SCREENSHOT=1`` writes it to docs/images/."""
+    """The README's screenshot: an ambiguous question answered with its readings (their rewrites, a cited
+    paragraph) and, for a reading scored under the readings' threshold, "also in the passages", as Chromium shows
+    it. ``AMBIGDEMO_UPDATE_SCREENSHOT=1`` writes it to docs/images/ (made with the app's reader:
+    ``AMBIGDEMO_READER_MODEL=1.5b``)."""
     ask(page, SCREENSHOT_QUESTION)
     cards = page.locator("[data-testid=interpretation]")
     cards.first.wait_for(timeout=TIMEOUT_MS)
     page.locator("[data-testid=paragraph]").wait_for(timeout=TIMEOUT_MS)
     page.locator("[data-testid=paragraph] .ad-writing").wait_for(state="detached", timeout=TIMEOUT_MS)
-    assert cards.count() >= 2, page.locator("#cards").inner_text()
-    assert page.locator("#cards ins").count() >= 2, "each reading shows its edit"
+    shown = page.locator("#cards").inner_text()
+    assert "Cape Town" in shown and "Pretoria" in shown, shown
+    if cards.count() >= 2:
+        assert page.locator("#cards ins").count() >= 2, "each reading shows its edit"
+    else:
+        assert page.locator("[data-testid=also]").count() >= 1, shown
     shot = artifacts_dir / "ask-two-readings.png"
     page.screenshot(path=str(shot), full_page=False)
     if os.environ.get("AMBIGDEMO_UPDATE_SCREENSHOT"):

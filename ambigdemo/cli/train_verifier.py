@@ -36,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--passages", type=int, default=4, help="passages read (chosen with the threshold)")
     p.add_argument("--relevance", type=float, default=0.0, help="of those, only the ones within this share of the best retrieval score (0: all)")
     p.add_argument("--branch-passages", type=int, default=1, help="of those, the first ones whose less likely replies are read")
+    p.add_argument("--features", help="the features fitted, comma-separated (default: the shipped score's, verifier.SCORED)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
 
@@ -49,8 +50,12 @@ def run(args: argparse.Namespace) -> int:
     from ambigdemo.files import replace_text
     from ambigdemo.pipeline import Pipeline
     from ambigdemo.building.train_verifier import collect, featurize, gold_answers, labelled, out_of_fold, records, sweep
-    from ambigdemo.stages.reader.verifier import FEATURES, auc, fit
+    from ambigdemo.stages.reader.verifier import FEATURES, SCORED, auc, fit
 
+    names = tuple(args.features.split(",")) if args.features else SCORED
+    if not set(names) <= set(FEATURES):
+        print(f"error: unknown features {sorted(set(names) - set(FEATURES))}; known: {', '.join(FEATURES)}")
+        return 2
     pipeline = Pipeline.load(Config.from_env(use_generator=False, verifier="off"))
     if pipeline.reader is None:
         print("error: the verifier needs the LLM reader (AMBIGDEMO_READER=llm and a preset with a generator)")
@@ -69,13 +74,13 @@ def run(args: argparse.Namespace) -> int:
     dev_found = featurize(records(args.out / "dev.jsonl"), pipeline.retriever, nlp, reader=pipeline.reader)
     train_rows, train_labels = labelled(train_found)
     rows, labels = labelled(dev_found)
-    verifier = fit(train_rows, train_labels, l2=args.l2)
+    verifier = fit(train_rows, train_labels, l2=args.l2, names=names)
     swept = sweep(dev_found, verifier, THRESHOLDS)
     verifier = replace(verifier, threshold=args.threshold, more=args.more, also=args.also, passages=args.passages, relevance=args.relevance, branch_passages=args.branch_passages)
     report = {
         "train": {"questions": len(train_found), "candidates": len(train_labels), "right": sum(train_labels),
                   "auc_in_sample": auc([verifier.p(r) for r in train_rows], train_labels),
-                  "auc_out_of_fold": out_of_fold(train_found, FEATURES)},
+                  "auc_out_of_fold": out_of_fold(train_found, names)},
         "dev": {"candidates": len(labels), "right": sum(labels), "auc": auc([verifier.p(r) for r in rows], labels),
                 "auc_by_feature": {n: auc([r[n] for r in rows], labels) for n in FEATURES}},
         "candidates_kept_dev": swept,

@@ -1,8 +1,9 @@
 """The LLM reader as a :class:`~ambigdemo.config.Config` asks for it: its passage gate, its less likely
-replies, and the verifier that chooses its answers (off by default)."""
+replies, and the score that chooses its answers (verify's rules with ``verifier="off"``)."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,8 @@ from ambigdemo.config import Config, fitted_verifier
 from ambigdemo.runtimes.onnx import Generator
 from ambigdemo.stages.reader import LlmReader
 from ambigdemo.stages.reader.verifier import Verifier
+
+log = logging.getLogger(__name__)
 
 
 def configured_reader(config: Config, generator: Generator | None, nlp: Any, reader_model: str,
@@ -35,13 +38,14 @@ def configured_reader(config: Config, generator: Generator | None, nlp: Any, rea
 
 
 def configured_verifier(config: Config, reader_model: str) -> Verifier | None:
-    """The configured verifier (its threshold overridden if asked): None when off, the one fitted for the reader
-    loaded (``reader_model``) when on, else the file named; a missing or broken file is an error that
-    names it."""
+    """The configured score (its threshold overridden if asked): None when off, or when on and no score is fitted for
+    the reader loaded (``reader_model``: a preset's own reader; verify's rules choose, as ``off``); the file named
+    otherwise, a missing or broken one an error that names it."""
     if config.verifier == "off":
         return None
     path = fitted_verifier(reader_model) if config.verifier == "on" else Path(config.verifier)
     if path is None:
-        raise ValueError(f"no verifier is fitted for the {reader_model!r} reader: set AMBIGDEMO_VERIFIER to a file train-verifier wrote")
+        log.info("no score is fitted for the %r reader: verify's rules choose its answers", reader_model)
+        return None
     verifier = Verifier.load(path)
     return verifier if config.verifier_threshold is None else replace(verifier, threshold=config.verifier_threshold)

@@ -5,7 +5,9 @@ well the passage was retrieved, how sure the model was of its reply, how many re
 state the answer, whether its kind is the kind the question asks for, how much of the question the
 sentence stating it holds, and the two signs of a wrong passage that the rules used to decide alone
 (a superlative ranked only with an ordinal, another year), and how many other answers were replied
-before it (the model's first answers are more often right). Its weights are fitted on AmbigNQ train
+before it (the model's first answers are more often right); and, beside the question's other candidates,
+how likely the model finds the answer with no passage (its prior) and how much the passage raised it,
+and whether the sentence stating it ranks it another way or relates the question's word to another name. Its weights are fitted on AmbigNQ train
 by ``python -m ambigdemo train-verifier`` (:mod:`ambigdemo.building.train_verifier`) and its threshold
 on the readings dev set, with the reading it was tuned with; all are in one small JSON file per reader model
 (``config.VERIFIERS``), since each model's replies are right at a different rate.
@@ -29,8 +31,11 @@ from ambigdemo.types import Passage
 FEATURES = (
     "score", "ratio", "rank", "likeliest", "logp", "support", "type_fit", "untyped",
     "subject", "coverage", "outranked", "other_year", "words", "numeric", "position",
-    "prior", "prior_gap", "support_gap", "clash", "of_other",
+    "prior", "prior_gap", "lift", "support_gap", "clash", "of_other",
 )
+# The features the shipped scores use: the rest are computed and measured (docs/experiments/best-first.md) but
+# moved no choice on new questions (AmbigNQ train, out of fold) or on the dev sets
+SCORED = FEATURES[:15] + ("lift",)
 # Features that compare a candidate with the question's other candidates (:func:`relate`)
 RELATIVE = {"prior_gap": "prior", "support_gap": "support"}
 
@@ -96,6 +101,7 @@ def features(clue: Clue, nlp) -> dict[str, float]:
         "numeric": float(any(c.isdigit() for c in text)),
         "position": float(clue.position),
         "prior": max(clue.prior, -30.0),
+        "lift": max(clue.logp, -20.0) - max(clue.prior, -30.0),  # how much the passage raises the reply over the prior
         "clash": float(ranks_otherwise(q, text, passage)),
         "of_other": float(of_another(q, text, passage)),
     }

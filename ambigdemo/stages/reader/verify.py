@@ -130,16 +130,20 @@ _RANKED = re.compile(rf"\b(?:{ORDINAL}[- ])?(?:[a-z]{{2,}}est|most|least|first|l
 _OF_NAME = re.compile(r"\b([a-z]+) of (?:the )?([A-Z][\w'-]+)")
 
 
+def ranks(text: str) -> set[str]:
+    """The ranking words of ``text``, an ordinal kept with the superlative it qualifies ("second-largest", "first", "smallest")."""
+    return {m.group().replace(" ", "-") for m in _RANKED.finditer(text.lower())} - NOT_RANKING
+
+
 def ranks_otherwise(question: Question, answer: str, passage: Passage) -> bool:
-    """The question ranks ("the longest", "the first") and every sentence stating the answer ranks it another way
-    only ("the fourth-longest", "the smallest", "the second"): evidence that the passage mentions the answer in
-    another relation."""
-    asked = {w for w in question.superlatives} | set(re.findall(rf"\b(?:first|last|{ORDINAL})\b", question.normalized))
+    """The question ranks ("the longest", "the first", "the second-largest") and every sentence stating the answer
+    ranks it another way only ("the fourth-longest", "the smallest", "the largest"): evidence that the passage
+    mentions the answer in another relation."""
+    asked = ranks(question.text)
     if not asked:
         return False
     sentences = stating(answer, passage)
-    ranks = [{m.group().replace(" ", "-") for m in _RANKED.finditer(s.lower())} - NOT_RANKING for s in sentences]
-    return bool(sentences) and all(r and not (r & asked) for r in ranks)
+    return bool(sentences) and all(ranks(s) and not ranks(s) & asked for s in sentences)
 
 
 def of_another(question: Question, answer: str, passage: Passage) -> bool:
