@@ -18,7 +18,7 @@ from ambigdemo.text import normalize_answer
 
 @pytest.fixture(scope="module")
 def verified(pipeline):
-    """The app with the verifier shipped for its reader (the 0.5B's) choosing its answers, without the paragraph."""
+    """The app with the score shipped for its reader (the 0.5B's) choosing its answers, without the paragraph."""
     return pipeline.with_options(verifier="on", use_generator=False)
 
 
@@ -68,7 +68,9 @@ def test_the_shipped_verifier_is_what_the_app_loads_when_asked(pipeline, verifie
     assert verified.reader.verifier == shipped
     assert verified.reader.max_passages == shipped.passages and verified.reader.relevance == shipped.relevance
     assert set(shipped.names) <= set(FEATURES) and 0.0 < shipped.also <= shipped.threshold <= shipped.more < 1.0
-    assert pipeline.reader.verifier is None and pipeline.reader.relevance == Config().reader_relevance
+    assert pipeline.reader.verifier == shipped, "the score fitted for the reader loaded chooses by default"
+    rules = pipeline.with_options(verifier="off")
+    assert rules.reader.verifier is None and rules.reader.relevance == Config().reader_relevance
     with pytest.raises(ValueError, match="cannot load the verifier from .*missing.json"):
         pipeline.with_options(verifier=str(tmp_path / "missing.json"))
 
