@@ -303,13 +303,13 @@ def test_the_model_reply_naming_one_of_a_list_answers_with_the_list(pipeline, ru
     assert reading.take(python, "John Cleese").text == "John Cleese"
 
 
-def test_less_likely_replies_add_answers_but_not_replies(pipeline):
+def test_less_likely_replies_add_answers_but_not_replies(pipeline, rules):
     """With ``branch_passages`` the first passage's less likely replies are verified like the reply itself:
     they can only add answers (Almaty beside Astana, both stated by Kazakhstan's lead), and the recorded
     reply stays the model's likeliest one."""
     question = "What is the capital of Kazakhstan?"
     passages = pipeline.retriever.search(question, pipeline.config.top_k)
-    base = pipeline.reader
+    base = rules.reader
     plain = LlmReader(base.generator, base.relevance, base.min_score, base.max_passages, nlp=base.nlp, _prefix=base.prefix())
     branched = LlmReader(base.generator, base.relevance, base.min_score, base.max_passages, nlp=base.nlp,
                          branch_passages=1, branch_min=0.0, _prefix=base.prefix())
@@ -321,15 +321,17 @@ def test_less_likely_replies_add_answers_but_not_replies(pipeline):
     assert all(a.passages for a in more.found)
 
 
-def test_less_likely_replies_are_read_for_the_preset_they_were_tuned_for(pipeline):
+def test_less_likely_replies_are_read_for_the_preset_they_were_tuned_for(pipeline, rules):
     """The 0.5B reads them (tuned on the dev questions); the 1.5B gained nothing there."""
     from ambigdemo.config import READER_BRANCHES, Config
 
     assert (pipeline.loaded, pipeline.reader_model) == ("embedded", "0.5b")
-    assert (pipeline.reader.branch_passages, pipeline.reader.branch_min) == READER_BRANCHES["0.5b"] == (1, 0.1)
+    assert (rules.reader.branch_passages, rules.reader.branch_min) == READER_BRANCHES["0.5b"] == (1, 0.1)
+    score = pipeline.reader.verifier
+    assert (pipeline.reader.branch_passages, pipeline.reader.branch_min) == (score.branch_passages, score.branch_min) == (1, 0.1)
     assert Config().reader_branches("1.5b") == (0, 1.0)
     assert Config(reader_branch_passages=0).reader_branches("0.5b") == (0, 0.1)
-    assert pipeline.with_options(reader_branch_passages=2).reader.branch_passages == 2
+    assert rules.with_options(reader_branch_passages=2).reader.branch_passages == 2
 
 
 def test_coverage_is_the_share_of_the_question_stated_beside_the_answer():

@@ -62,7 +62,7 @@ def _tune_gate(args: argparse.Namespace) -> int:
     from ambigdemo.evaluation import gate
     from ambigdemo.pipeline import Pipeline
 
-    pipeline = Pipeline.load(Config.from_env(reader="llm"))
+    pipeline = Pipeline.load(Config.from_env(reader="llm", verifier="off"))  # the gate is the rules' reading
     questions = gate.sample(pipeline.retriever, args.data, pipeline.config.top_k, args.supported, args.null, args.seed)
     name = f"gate-{pipeline.config.preset}-{args.supported}-{args.null}-{args.seed}"
     reads = gate.read_all(pipeline.reader, questions, args.out / f"{name}-{gate.prompt_key()}.reads.jsonl")
