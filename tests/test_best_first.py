@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from ambigdemo.building.train_verifier import tiers
+from ambigdemo.building.train_verifier import shown_tiers
 from ambigdemo.evaluation import funnel, readings
 from ambigdemo.evaluation.readings import right
 from ambigdemo.stages.question import Question
@@ -84,9 +84,9 @@ def test_the_replay_takes_the_best_scored_first_and_keeps_the_rest_as_also():
         {"text": t, "likeliest": True, "right": ok, "features": {**base, "score": s}}
         for t, s, ok in [("Gamma", 0.3, False), ("Alpha", 0.9, True), ("Beta", 0.5, True)]]}
     score = Verifier(("score",), (0.0,), (1.0,), (10.0,), -5.0, threshold=0.9, more=1.0, also=0.3)
-    assert tiers(record, score) == {"needed": 1, "gold": 2, "wrong": 0, "either": 2, "also": 1}
-    assert tiers(record, replace(score, threshold=0.0, more=0.0)) == {"needed": 2, "gold": 2, "wrong": 1, "either": 2, "also": 0}
-    assert tiers(record, replace(score, also=1.0)) == {"needed": 1, "gold": 2, "wrong": 0, "either": 1, "also": 0}
+    assert shown_tiers(record, score) == {"needed": 1, "gold": 2, "wrong": 0, "either": 2, "also": 1}
+    assert shown_tiers(record, replace(score, threshold=0.0, more=0.0)) == {"needed": 2, "gold": 2, "wrong": 1, "either": 2, "also": 0}
+    assert shown_tiers(record, replace(score, also=1.0)) == {"needed": 1, "gold": 2, "wrong": 0, "either": 1, "also": 0}
 
 
 def test_the_reading_shown_is_the_best_scored_candidate_and_the_rest_are_also_with_their_sentence(scored):

@@ -24,7 +24,7 @@ from ambigdemo.evaluation.readings import right
 from ambigdemo.files import replace_text
 from ambigdemo.stages.reader import LlmReader, MalformedOutput
 from ambigdemo.stages.question import Question
-from ambigdemo.stages.reader.verifier import FEATURES, Clue, Verifier, auc, features, fit, position, relate
+from ambigdemo.stages.reader.verifier import FEATURES, Clue, Verifier, auc, features, fit, position, relate, tiers
 from ambigdemo.stages.reader.verify import occurs_in
 from ambigdemo.stages.answers import same_answer
 from ambigdemo.text import normalize_answer
@@ -183,7 +183,7 @@ def sweep(found: list[dict], verifier: Verifier, thresholds: list[float], passag
     return out
 
 
-def tiers(record: dict, verifier: Verifier, passages: int = 8, branch_passages: int = 0, max_answers: int = 5,
+def shown_tiers(record: dict, verifier: Verifier, passages: int = 8, branch_passages: int = 0, max_answers: int = 5,
           shown: Callable[[dict], str] | None = None) -> dict[str, int]:
     """What the reader's best-first choice (``ReaderRun.decide``) would show of one collected question's
     candidates (:func:`featurize`) that a reader of ``passages`` and ``branch_passages`` reads, each shown as
@@ -191,17 +191,10 @@ def tiers(record: dict, verifier: Verifier, passages: int = 8, branch_passages: 
     the readings or "also", and the "also" answers shown."""
     kept = [c for c in record["candidates"] if within(c, passages, branch_passages)]
     scores = [verifier.p(row) for row in relate([dict(c["features"]) for c in kept])]
-    found: list[str] = []
-    also: list[str] = []
-    for j in sorted(range(len(kept)), key=lambda j: (-scores[j], j)):
-        text = shown(kept[j]) if shown else kept[j]["text"]
-        key = normalize_answer(text)
-        if any(same_answer(key, normalize_answer(k)) for k in found):
-            continue
-        if scores[j] >= verifier.needs(len(found)) and len(found) < max_answers:
-            found.append(text)
-        elif scores[j] >= verifier.also and not any(same_answer(key, normalize_answer(k)) for k in also):
-            also.append(text)
+    texts = [shown(c) if shown else c["text"] for c in kept]
+    chosen = tiers(texts, scores, verifier, max_answers)
+    found = [t for t, tier in zip(texts, chosen) if tier == "reading"]
+    also = [t for t, tier in zip(texts, chosen) if tier == "also"]
     gold = record["gold"]
     return {"needed": sum(any(right(t, g) for t in found) for g in gold), "gold": len(gold),
             "wrong": sum(not any(right(t, g) for g in gold) for t in found),
@@ -210,6 +203,6 @@ def tiers(record: dict, verifier: Verifier, passages: int = 8, branch_passages: 
 
 def replay(found: list[dict], verifier: Verifier, passages: int = 8, branch_passages: int = 0,
            shown: Callable[[dict], str] | None = None) -> dict[str, int]:
-    """:func:`tiers` summed over the questions ``found``."""
-    per = [tiers(r, verifier, passages, branch_passages, shown=shown) for r in found]
+    """:func:`shown_tiers` summed over the questions ``found``."""
+    per = [shown_tiers(r, verifier, passages, branch_passages, shown=shown) for r in found]
     return {key: sum(p[key] for p in per) for key in ("needed", "gold", "wrong", "either", "also")}

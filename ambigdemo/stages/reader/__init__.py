@@ -36,7 +36,7 @@ from ambigdemo.stages.reader.disambiguate import ask_rewrite
 from ambigdemo.stages.reader.prompts import closed_book_turn, example_prefix, passage_turn
 from ambigdemo.stages.reader.recall import beyond, parse_reply, relevant
 from ambigdemo.stages.reader.select import add, shown_as
-from ambigdemo.stages.reader.verifier import Clue, Verifier, features, position, relate
+from ambigdemo.stages.reader.verifier import Clue, Verifier, features, position, relate, tiers
 from ambigdemo.stages.reader.verify import evidence, in_own_words, rejection
 from ambigdemo.text import normalize_answer
 from ambigdemo.types import Also, Answer, Candidate, Passage
@@ -65,6 +65,7 @@ class ReaderRun:
     _contexts: dict[str, Context] = field(default_factory=dict, repr=False)
     _replied: dict[tuple[str, str], Context] = field(default_factory=dict, repr=False)  # (passage, candidate): its reply's context
     _priors: dict[str, float] = field(default_factory=dict, repr=False)
+    _shown: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)  # (passage, candidate): as select shows it
     _closed: Context | None = field(default=None, repr=False)
 
     @property
@@ -172,28 +173,34 @@ class ReaderRun:
         (its features beside the others', :func:`relate`), then taken best first: a reading while its p(right)
         reaches what the next reading needs (:meth:`Verifier.needs`, at most ``max_answers``), else "also in the
         passages" from ``verifier.also``; a candidate naming an answer already taken only adds its passage."""
-        verifier, nlp = self.reader.verifier, self.reader.nlp
+        verifier = self.reader.verifier
         grounded = [i for i, c in enumerate(self.candidates) if c.features]
         rows = relate([dict(self.candidates[i].features) for i in grounded])
         for i, row in zip(grounded, rows):
             self.candidates[i] = replace(self.candidates[i], features=row, p=round(verifier.p(row), 4))
         by_id = {p.id: p for p in self.passages}
+        shown = [self._shown_as(self.candidates[i], by_id[self.candidates[i].passage]) for i in grounded]
+        chosen = tiers(shown, [self.candidates[i].p for i in grounded], verifier, self.reader.max_answers)
         found: list[Answer] = []
         also: list[Also] = []
-        for i in sorted(grounded, key=lambda i: (-self.candidates[i].p, i)):
-            c = self.candidates[i]
-            passage = by_id[c.passage]
-            text = shown_as(self.question, c.text, passage, nlp)
-            key = normalize_answer(text)
-            taken = any(same_answer(key, normalize_answer(a.text)) for a in found)
-            if taken or (c.p >= verifier.needs(len(found)) and len(found) < self.reader.max_answers):
-                answer = add(found, text, passage)
-                if not taken:
-                    found[-1] = replace(answer, p=c.p)
-                    self._contexts[text] = self._replied.get((c.passage, c.text))
-            elif c.p >= verifier.also and not any(same_answer(key, normalize_answer(a.answer)) for a in also):
+        for j in sorted(range(len(grounded)), key=lambda j: (-self.candidates[grounded[j]].p, j)):
+            c, text, passage = self.candidates[grounded[j]], shown[j], by_id[self.candidates[grounded[j]].passage]
+            if chosen[j] == "same":
+                add(found, text, passage)
+            elif chosen[j] == "reading":
+                add(found, text, passage)
+                found[-1] = replace(found[-1], p=c.p)
+                self._contexts[text] = self._replied.get((c.passage, c.text))
+            elif chosen[j] == "also":
                 also.append(Also(text, passage.id, evidence(text, passage), c.p))
         self.found, self.also = found, also
+
+    def _shown_as(self, candidate: Candidate, passage: Passage) -> str:
+        """The candidate as select shows it, computed once per run (:meth:`decide` runs after every passage)."""
+        key = (candidate.passage, candidate.text)
+        if key not in self._shown:
+            self._shown[key] = shown_as(self.question, candidate.text, passage, self.reader.nlp)
+        return self._shown[key]
 
     def propose_rewrite(self, answer: Answer) -> str:
         """The model's rewrite of the question for ``answer``, continuing its passage's cache ("" if none)."""

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ambigdemo.stages.answers import bare_title, is_name_of
+from ambigdemo.stages.answers import bare_title, is_name_of, same_answer
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.verify import coverage, occurs_in, of_another, other_year, outranked, ranks_otherwise, stating
 from ambigdemo.text import mentions, normalize_answer
@@ -158,6 +158,26 @@ class Verifier:
             return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"cannot load the verifier from {path}: {exc}") from exc
+
+
+def tiers(keys: list[str], scores: list[float], verifier: "Verifier", max_answers: int) -> list[str]:
+    """The one best-first decision, per candidate (``keys``: each as shown, ``scores``: its p(right), both in read
+    order): "reading" while p reaches what the next reading needs (at most ``max_answers``), "same" when it names an
+    answer already a reading, "also" from ``verifier.also`` for an answer not yet listed, else ""."""
+    out = [""] * len(keys)
+    readings: list[str] = []
+    also: list[str] = []
+    for i in sorted(range(len(keys)), key=lambda i: (-scores[i], i)):
+        key = normalize_answer(keys[i])
+        if any(same_answer(key, k) for k in readings):
+            out[i] = "same"
+        elif scores[i] >= verifier.needs(len(readings)) and len(readings) < max_answers:
+            out[i] = "reading"
+            readings.append(key)
+        elif scores[i] >= verifier.also and not any(same_answer(key, k) for k in also):
+            out[i] = "also"
+            also.append(key)
+    return out
 
 
 def fit(rows: list[dict[str, float]], labels: list[int], l2: float = 1.0, steps: int = 50,

@@ -16,7 +16,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from ambigdemo.building.train_verifier import gold_answers, labelled, out_of_fold, replay, tiers
+from ambigdemo.building.train_verifier import gold_answers, labelled, out_of_fold, replay, shown_tiers
 from ambigdemo.evaluation.datasets import load_ambignq
 from ambigdemo.evaluation.readings import right
 from ambigdemo.config import AMBIGNQ_TRAIN, ROOT, Config
@@ -73,7 +73,7 @@ def new_questions(train: list[dict], branch_passages: int) -> None:
             folds.append((held, fit(*labelled([r for q, r in enumerate(train) if q not in held]), names=names)))
         for passages in (4, 8):
             for first, more in ((0.2, 0.8), (0.3, 0.6), (0.3, 0.8), (0.4, 0.8), (0.5, 0.8)):
-                got = [tiers(train[q], replace(score, threshold=first, more=more, also=1.0), passages, branch_passages)
+                got = [shown_tiers(train[q], replace(score, threshold=first, more=more, also=1.0), passages, branch_passages)
                        for held, score in folds for q in held]
                 print(f"| {label} | {passages} | {first} | {more} | {sum(g['needed'] for g in got)} | {sum(g['wrong'] for g in got)} |")
 
