@@ -3,6 +3,7 @@ shown by score in two tiers: readings, and "also in the passages" with the sente
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -87,6 +88,18 @@ def test_the_replay_takes_the_best_scored_first_and_keeps_the_rest_as_also():
     assert shown_tiers(record, score) == {"needed": 1, "gold": 2, "wrong": 0, "either": 2, "also": 1}
     assert shown_tiers(record, replace(score, threshold=0.0, more=0.0)) == {"needed": 2, "gold": 2, "wrong": 1, "either": 2, "also": 0}
     assert shown_tiers(record, replace(score, also=1.0)) == {"needed": 1, "gold": 2, "wrong": 0, "either": 1, "also": 0}
+
+
+def test_the_replay_reads_only_the_passages_within_the_gate():
+    """Alpha's passage scores 80% of the best: a reader gated at 85% never reads it, as ``relevant`` would not."""
+    base = {n: 0.0 for n in FEATURES}
+    record = {"question": "q", "gold": [["Alpha"], ["Beta"]], "candidates": [
+        {"text": t, "likeliest": True, "right": ok, "features": {**base, "score": s, "ratio": r, "rank": math.log1p(k)}}
+        for k, (t, s, r, ok) in enumerate([("Gamma", 0.3, 1.0, False), ("Beta", 0.5, 0.95, True), ("Alpha", 0.9, 0.8, True)])]}
+    score = Verifier(("score",), (0.0,), (1.0,), (10.0,), -5.0, threshold=0.0, more=0.0, also=1.0)
+    assert shown_tiers(record, score, passages=4) == {"needed": 2, "gold": 2, "wrong": 1, "either": 2, "also": 0}
+    assert shown_tiers(record, replace(score, relevance=0.85), passages=4) == {"needed": 1, "gold": 2, "wrong": 1, "either": 1, "also": 0}
+    assert shown_tiers(record, score, passages=2) == shown_tiers(record, replace(score, relevance=0.85), passages=4)
 
 
 def test_the_reading_shown_is_the_best_scored_candidate_and_the_rest_are_also_with_their_sentence(scored):

@@ -16,6 +16,7 @@ import random
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
@@ -41,10 +42,11 @@ def gold_answers(example: AmbigExample) -> list[list[str]]:
     return [a for a in out if a]
 
 
-def accepting(reader: LlmReader) -> LlmReader:
-    """``reader`` reading wide and keeping every grounded candidate, each with its features."""
+def accepting(reader: LlmReader, **wide: Any) -> LlmReader:
+    """``reader`` reading wide (:data:`COLLECT`, ``wide`` overriding it) and keeping every grounded candidate,
+    each with its features."""
     neutral = Verifier(FEATURES, (0.0,) * len(FEATURES), (1.0,) * len(FEATURES), (0.0,) * len(FEATURES), 0.0, threshold=0.0, more=0.0)
-    return replace(reader, verifier=neutral, **COLLECT)
+    return replace(reader, verifier=neutral, **{**COLLECT, **wide})
 
 
 def candidates(reader: LlmReader, question: str, passages: list[Passage], gold: list[list[str]]) -> list[dict]:
@@ -65,10 +67,11 @@ def candidates(reader: LlmReader, question: str, passages: list[Passage], gold: 
 
 
 def collect(reader: LlmReader, retriever, items: list[tuple[str, list[list[str]]]], out: Path, limit: int,
-            seed: int | None = 0, stated_only: bool = True) -> Path:
+            seed: int | None = 0, stated_only: bool = True, **wide: Any) -> Path:
     """Candidates of up to ``limit`` questions (``(question, gold answers)``, in a seeded order unless ``seed``
     is None), appended to ``out`` one question per line; with ``stated_only`` only questions whose gold some
-    retrieved passage states. Questions already in ``out`` are skipped, so a rerun resumes."""
+    retrieved passage states; ``wide`` overrides how wide the reader reads (:data:`COLLECT`). Questions already
+    in ``out`` are skipped, so a rerun resumes."""
     done = set()
     if out.exists():
         text = out.read_text(encoding="utf-8")
@@ -78,7 +81,7 @@ def collect(reader: LlmReader, retriever, items: list[tuple[str, list[list[str]]
     order = list(items)
     if seed is not None:
         random.Random(seed).shuffle(order)
-    reader = accepting(reader)
+    reader = accepting(reader, **wide)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("a", encoding="utf-8") as f, tqdm(total=limit, desc="reading questions", unit="q") as bar:
         taken = min(len(done), limit)
@@ -150,11 +153,13 @@ def out_of_fold(found: list[dict], names: tuple[str, ...], folds: int = 5) -> fl
     return auc(scores, ys)
 
 
-def within(candidate: dict, passages: int, branch_passages: int) -> bool:
-    """The candidate would be read by a reader that reads ``passages`` passages and the less likely replies
-    of the first ``branch_passages`` (collected passages are read in retrieval order; ``rank`` is log1p)."""
+def within(candidate: dict, passages: int, branch_passages: int, relevance: float = 0.0) -> bool:
+    """The candidate would be read by a reader that reads ``passages`` passages (of those within ``relevance``
+    of the best retrieval score) and the less likely replies of the first ``branch_passages`` (collected
+    passages are read in retrieval order; ``rank`` is log1p)."""
     rank = round(math.expm1(candidate["features"]["rank"]))
-    return rank < passages and (candidate["likeliest"] or rank < branch_passages)
+    return (rank < passages and candidate["features"]["ratio"] >= relevance
+            and (candidate["likeliest"] or rank < branch_passages))
 
 
 def chosen(record: dict, verifier: Verifier, threshold: float, passages: int = 8, branch_passages: int = 2) -> dict[str, int]:
@@ -189,7 +194,7 @@ def shown_tiers(record: dict, verifier: Verifier, passages: int = 8, branch_pass
     candidates (:func:`featurize`) that a reader of ``passages`` and ``branch_passages`` reads, each shown as
     ``shown`` makes it (default: as replied): needed answers in the readings, wrong readings, needed answers in
     the readings or "also", and the "also" answers shown."""
-    kept = [c for c in record["candidates"] if within(c, passages, branch_passages)]
+    kept = [c for c in record["candidates"] if within(c, passages, branch_passages, verifier.relevance)]
     scores = [verifier.p(row) for row in relate([dict(c["features"]) for c in kept])]
     texts = [shown(c) if shown else c["text"] for c in kept]
     chosen = tiers(texts, scores, verifier, max_answers)

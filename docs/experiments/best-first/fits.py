@@ -4,8 +4,9 @@ from the features featurize.py computed (seconds; no model is run).
     PYTHONPATH=. python docs/experiments/best-first/fits.py docs/results/best-first/1.5b 0 > docs/experiments/best-first/fits-1.5b.md
     PYTHONPATH=. python docs/experiments/best-first/fits.py docs/results/best-first/0.5b 1 > docs/experiments/best-first/fits-0.5b.md
 
-The folder holds train.features.json (AmbigNQ train) and {dev,test}.features.json (the readings dev sets:
-dev as train-verifier collected it, test by collect.py; the 0.5B's test was not collected); the second argument: how many of the passages read also give their less likely
+The folder holds train.features.json (AmbigNQ train) and {dev,test,heldout}.features.json (the readings dev sets:
+dev as train-verifier collected it, test and the first held-out set, once read, by collect.py; the 0.5B's test and
+heldout were not collected); the second argument: how many of the passages read also give their less likely
 replies (the 0.5B's reading: 1).
 """
 
@@ -25,7 +26,8 @@ from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.select import shown_as
 from ambigdemo.stages.reader.verifier import FEATURES, auc, fit
 
-SETS = {"dev": ROOT / "assets" / "readings-dev.json", "test": ROOT / "assets" / "readings-test.json"}
+SETS = {"dev": ROOT / "assets" / "readings-dev.json", "test": ROOT / "assets" / "readings-test.json",
+        "heldout": ROOT / "assets" / "readings-heldout.json"}
 BASE = FEATURES[:15]  # the verifier's, before this issue
 FITS = {
     "the verifier's 15": BASE,
@@ -78,6 +80,36 @@ def new_questions(train: list[dict], branch_passages: int) -> None:
                 print(f"| {label} | {passages} | {first} | {more} | {sum(g['needed'] for g in got)} | {sum(g['wrong'] for g in got)} |")
 
 
+def further(train: list[dict], sets: dict[str, list[dict]], branch_passages: int) -> None:
+    """The shipped features, at most 4 passages, each pair of thresholds for the first and each further reading and
+    each passage gate (``relevance``: passages within this share of the best retrieval score): needed / wrong on
+    each dev set and on AmbigNQ train (out of fold), the dev sets' sums, and the passages read per question."""
+    names = BASE + ("lift",)
+    order = list(range(len(train)))
+    random.Random(0).shuffle(order)
+    folds = []
+    for k in range(5):
+        held = {q for i, q in enumerate(order) if i % 5 == k}
+        folds.append((held, fit(*labelled([r for q, r in enumerate(train) if q not in held]), names=names)))
+    score = fit(*labelled(train), names=names)
+    print("\n## The first and further readings' thresholds and the passage gate (15 + lift, at most 4 passages, "
+          "also 0.1): needed / wrong\n")
+    print("| relevance | first | more | " + " | ".join(sets) + " | dev sets: needed | dev sets: wrong | passages read "
+          "| train, out of fold |\n|---|---|---|" + "---|" * (len(sets) + 4))
+    records = [r for found in sets.values() for r in found]
+    for relevance in (0.0, 0.85, 0.9):
+        read = sum(sum(s >= max(0.45, relevance * max(r["scores"])) for s in r["scores"][:4]) for r in records) / len(records)
+        for first in (0.3, 0.4, 0.5):
+            for more in (0.6, 0.7, 0.8, 0.9, 1.0):
+                chosen = replace(score, threshold=first, more=more, also=0.1, relevance=relevance)
+                runs = [replay(found, chosen, 4, branch_passages, shown=lambda c: c["shown"]) for found in sets.values()]
+                got = [shown_tiers(train[q], replace(f, threshold=first, more=more, also=1.0, relevance=relevance), 4,
+                                   branch_passages) for held, f in folds for q in held]
+                print(f"| {relevance} | {first} | {more} | " + " | ".join(f"{r['needed']} / {r['wrong']}" for r in runs)
+                      + f" | {sum(r['needed'] for r in runs)} | {sum(r['wrong'] for r in runs)} | {read:.2f}"
+                      + f" | {sum(g['needed'] for g in got)} / {sum(g['wrong'] for g in got)} |")
+
+
 def main(folder: Path, branch_passages: int = 0) -> None:
     train = load(folder / "train.features.json")
     if any("gold" not in r for r in train):  # collected before train-verifier kept the gold (the 0.5B's)
@@ -90,7 +122,9 @@ def main(folder: Path, branch_passages: int = 0) -> None:
         gold = {i["question"]: i["answers"] for i in json.loads(SETS[name].read_text())}
         for r in found:
             r["gold"] = gold[r["question"]]
-            passages = {p.id: p for p in pipeline.retriever.search(r["question"], 8)}
+            retrieved = pipeline.retriever.search(r["question"], 8)
+            r["scores"] = [p.score for p in retrieved]
+            passages = {p.id: p for p in retrieved}
             for c in r["candidates"]:
                 c["shown"] = shown_as(Question.of(r["question"]), c["text"], passages[c["passage"]], pipeline.reader.nlp)
     print("## AUC: out of fold on train (5 folds by question), and on each dev set's candidates\n")
@@ -100,6 +134,7 @@ def main(folder: Path, branch_passages: int = 0) -> None:
         aucs = [auc([fitted.p(r) for r in labelled(found)[0]], labelled(found)[1]) for found in sets.values()]
         print(f"| {label} | {out_of_fold(train, names):.3f} | " + " | ".join(f"{a:.3f}" for a in aucs) + " |")
     new_questions(train, branch_passages)
+    further(train, sets, branch_passages)
     print("\n## Both dev sets replayed: best first, two tiers (needed / wrong / needed in readings or also / also per question)\n")
     print("| features | passages | first | more | also | " + " | ".join(sets) + " | both: needed | both: wrong |\n|---|---|---|---|---|" + "---|" * (len(sets) + 2))
     for label, names in FITS.items():
