@@ -33,7 +33,7 @@ from ambigdemo.runtimes.onnx import Context, Generator
 from ambigdemo.stages.answers import same_answer
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.disambiguate import ask_rewrite
-from ambigdemo.stages.reader.prompts import closed_book_turn, example_prefix, passage_turn
+from ambigdemo.stages.reader.prompts import closed_book_question, closed_book_system, example_prefix, passage_turn
 from ambigdemo.stages.reader.recall import beyond, parse_reply, relevant
 from ambigdemo.stages.reader.select import add, shown_as
 from ambigdemo.stages.reader.verifier import Clue, Verifier, features, position, relate, tiers
@@ -228,11 +228,12 @@ class LlmReader:
     nlp: Any = None  # a spaCy pipeline with NER: an answer listed with others is shown with them (``listed_with``)
     verifier: Verifier | None = None  # chooses the answers kept (verifier.py); None: verify's rules
     _prefix: Context | None = field(default=None, repr=False)
+    _closed_prefix: Context | None = field(default=None, repr=False)
 
     def adopt_prefix(self, other: "LlmReader") -> None:
-        """Use ``other``'s computed examples' cache (a reader of the same model with other settings)."""
+        """Use ``other``'s computed caches (a reader of the same model with other settings)."""
         if other.generator is self.generator:
-            self._prefix = other._prefix
+            self._prefix, self._closed_prefix = other._prefix, other._closed_prefix
 
     def prefix(self) -> Context:
         if self._prefix is None:
@@ -240,8 +241,11 @@ class LlmReader:
         return self._prefix
 
     def closed_book(self, question: str) -> Context:
-        """The context that ends where the model's reply to ``question`` asked with no passage begins."""
-        return self.generator.context(closed_book_turn(question))
+        """The context that ends where the model's reply to ``question`` asked with no passage begins (its system
+        turn's cache computed once, on first use: half the prior's cost)."""
+        if self._closed_prefix is None:
+            self._closed_prefix = self.generator.context(closed_book_system())
+        return self._closed_prefix.fork().extend(closed_book_question(question))
 
     def start(self, question: str, passage: Passage) -> Context:
         """The context that ends where the model's reply for one passage begins."""

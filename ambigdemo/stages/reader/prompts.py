@@ -40,9 +40,19 @@ def passage_turn(title: str, text: str, question: str, max_words: int = 100) -> 
 CLOSED_BOOK = "Answer the question with the shortest answer you know: a name, date or number."
 
 
+def closed_book_system() -> str:
+    """The system turn of the question asked with no passage (the same for every question: cached once)."""
+    return chatml_turn("system", CLOSED_BOOK)
+
+
+def closed_book_question(question: str) -> str:
+    """The user turn that follows it, opening the assistant's reply."""
+    return chatml_turn("user", question) + ASSISTANT
+
+
 def closed_book_turn(question: str) -> str:
     """The question asked with no passage, opening the assistant's reply: the model's own prior over answers."""
-    return chatml_turn("system", CLOSED_BOOK) + chatml_turn("user", question) + ASSISTANT
+    return closed_book_system() + closed_book_question(question)
 
 
 def example_prefix() -> str:
