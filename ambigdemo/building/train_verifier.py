@@ -137,15 +137,23 @@ def labelled(found: list[dict]) -> tuple[list[dict], list[int]]:
     return [c["features"] for c in every], [int(c["right"]) for c in every]
 
 
-def out_of_fold(found: list[dict], names: tuple[str, ...], folds: int = 5) -> float:
-    """AUC of every candidate of ``found`` (:func:`featurize`) scored by a fit of ``names`` on the other folds'
-    questions (questions dealt into ``folds`` after a seeded shuffle): how well such a fit carries to new questions."""
+def fold_fits(found: list[dict], names: tuple[str, ...], folds: int = 5) -> list[tuple[set[int], Verifier]]:
+    """The questions of ``found`` dealt into ``folds`` after a seeded shuffle, each fold's held-out question indices
+    with a fit of ``names`` on the other folds' questions."""
     order = list(range(len(found)))
     random.Random(0).shuffle(order)
-    scores, ys = [], []
+    out = []
     for k in range(folds):
         held = {q for i, q in enumerate(order) if i % folds == k}
-        fitted = fit(*labelled([r for q, r in enumerate(found) if q not in held]), names=names)
+        out.append((held, fit(*labelled([r for q, r in enumerate(found) if q not in held]), names=names)))
+    return out
+
+
+def out_of_fold(found: list[dict], names: tuple[str, ...], folds: int = 5) -> float:
+    """AUC of every candidate of ``found`` (:func:`featurize`) scored by a fit of ``names`` on the other folds'
+    questions (:func:`fold_fits`): how well such a fit carries to new questions."""
+    scores, ys = [], []
+    for held, fitted in fold_fits(found, names, folds):
         for q in held:
             for c in found[q]["candidates"]:
                 scores.append(fitted.p(c["features"]))

@@ -12,17 +12,17 @@ replies (the 0.5B's reading: 1).
 
 import json
 import math
-import random
 import sys
 from dataclasses import replace
 from pathlib import Path
 
-from ambigdemo.building.train_verifier import gold_answers, labelled, out_of_fold, replay, shown_tiers
+from ambigdemo.building.train_verifier import fold_fits, gold_answers, labelled, out_of_fold, replay, shown_tiers
 from ambigdemo.evaluation.datasets import load_ambignq
 from ambigdemo.evaluation.readings import right
 from ambigdemo.config import AMBIGNQ_TRAIN, ROOT, Config
 from ambigdemo.pipeline import Pipeline
 from ambigdemo.stages.question import Question
+from ambigdemo.stages.reader.recall import relevant
 from ambigdemo.stages.reader.select import shown_as
 from ambigdemo.stages.reader.verifier import FEATURES, auc, fit
 
@@ -60,8 +60,6 @@ def first_gated(record: dict) -> dict[str, int]:
 
 def new_questions(train: list[dict], branch_passages: int) -> None:
     """Each choice on AmbigNQ train questions its score was not fitted on (5 folds by question): needed and wrong."""
-    order = list(range(len(train)))
-    random.Random(0).shuffle(order)
     rules = [first_gated(r) for r in train]
     print("\n## New questions: AmbigNQ train, each scored by a fit on the other four fifths\n")
     print(f"{len(train)} questions, {sum(len(r['gold']) for r in train)} needed answers (every annotator's).\n")
@@ -69,10 +67,7 @@ def new_questions(train: list[dict], branch_passages: int) -> None:
     print(f"| verify's rules (approximately: the first reply of the gated passages) | at most 4 within 90% | | | "
           f"{sum(r['needed'] for r in rules)} | {sum(r['wrong'] for r in rules)} |")
     for label, names in FITS.items():
-        folds = []
-        for k in range(5):
-            held = {q for i, q in enumerate(order) if i % 5 == k}
-            folds.append((held, fit(*labelled([r for q, r in enumerate(train) if q not in held]), names=names)))
+        folds = fold_fits(train, names)
         for passages in (4, 8):
             for first, more in ((0.2, 0.8), (0.3, 0.6), (0.3, 0.8), (0.4, 0.8), (0.5, 0.8)):
                 got = [shown_tiers(train[q], replace(score, threshold=first, more=more, also=1.0), passages, branch_passages)
@@ -80,17 +75,12 @@ def new_questions(train: list[dict], branch_passages: int) -> None:
                 print(f"| {label} | {passages} | {first} | {more} | {sum(g['needed'] for g in got)} | {sum(g['wrong'] for g in got)} |")
 
 
-def further(train: list[dict], sets: dict[str, list[dict]], branch_passages: int) -> None:
+def further(train: list[dict], sets: dict[str, list[dict]], branch_passages: int, min_score: float) -> None:
     """The shipped features, at most 4 passages, each pair of thresholds for the first and each further reading and
     each passage gate (``relevance``: passages within this share of the best retrieval score): needed / wrong on
     each dev set and on AmbigNQ train (out of fold), the dev sets' sums, and the passages read per question."""
     names = BASE + ("lift",)
-    order = list(range(len(train)))
-    random.Random(0).shuffle(order)
-    folds = []
-    for k in range(5):
-        held = {q for i, q in enumerate(order) if i % 5 == k}
-        folds.append((held, fit(*labelled([r for q, r in enumerate(train) if q not in held]), names=names)))
+    folds = fold_fits(train, names)
     score = fit(*labelled(train), names=names)
     print("\n## The first and further readings' thresholds and the passage gate (15 + lift, at most 4 passages, "
           "also 0.1): needed / wrong / needed in readings or also\n")
@@ -98,7 +88,7 @@ def further(train: list[dict], sets: dict[str, list[dict]], branch_passages: int
           "| train, out of fold: needed / wrong |\n|---|---|---|" + "---|" * (len(sets) + 4))
     records = [r for found in sets.values() for r in found]
     for relevance in (0.0, 0.85, 0.9):
-        read = sum(sum(s >= max(0.45, relevance * max(r["scores"])) for s in r["scores"][:4]) for r in records) / len(records)
+        read = sum(len(relevant(r["retrieved"], relevance, min_score, 4)) for r in records) / len(records)
         for first in (0.2, 0.3, 0.4, 0.5):
             for more in (0.6, 0.7, 0.8, 0.9, 1.0):
                 chosen = replace(score, threshold=first, more=more, also=0.1, relevance=relevance)
@@ -122,9 +112,8 @@ def main(folder: Path, branch_passages: int = 0) -> None:
         gold = {i["question"]: i["answers"] for i in json.loads(SETS[name].read_text())}
         for r in found:
             r["gold"] = gold[r["question"]]
-            retrieved = pipeline.retriever.search(r["question"], 8)
-            r["scores"] = [p.score for p in retrieved]
-            passages = {p.id: p for p in retrieved}
+            r["retrieved"] = pipeline.retriever.search(r["question"], 8)
+            passages = {p.id: p for p in r["retrieved"]}
             for c in r["candidates"]:
                 c["shown"] = shown_as(Question.of(r["question"]), c["text"], passages[c["passage"]], pipeline.reader.nlp)
     print("## AUC: out of fold on train (5 folds by question), and on each dev set's candidates\n")
@@ -134,7 +123,7 @@ def main(folder: Path, branch_passages: int = 0) -> None:
         aucs = [auc([fitted.p(r) for r in labelled(found)[0]], labelled(found)[1]) for found in sets.values()]
         print(f"| {label} | {out_of_fold(train, names):.3f} | " + " | ".join(f"{a:.3f}" for a in aucs) + " |")
     new_questions(train, branch_passages)
-    further(train, sets, branch_passages)
+    further(train, sets, branch_passages, pipeline.reader.min_score)
     print("\n## Both dev sets replayed: best first, two tiers (needed / wrong / needed in readings or also / also per question)\n")
     print("| features | passages | first | more | also | " + " | ".join(sets) + " | both: needed | both: wrong |\n|---|---|---|---|---|" + "---|" * (len(sets) + 2))
     for label, names in FITS.items():
