@@ -40,6 +40,14 @@ def reader_model_of(folder: str) -> str | None:
     return next((name for name, built_in in READER_MODELS.items() if built_in == folder), None)
 
 
+GGUF_READER_HUB = "hf:"  # a reader model named by a pinned hub file: hf:OWNER/REPO/FILE.gguf@REVISION
+
+
+def is_gguf_reader(name: str) -> bool:
+    """Whether reader model ``name`` is a GGUF file a user brings (a path, or a pinned hub file), not a built-in name."""
+    return name.startswith(GGUF_READER_HUB) or name.lower().endswith(".gguf")
+
+
 def fitted_verifier(reader_model: str) -> Path | None:
     """The verifier file fitted for ``reader_model`` (None: no file kept for it, as for a preset's own reader)."""
     return VERIFIERS.get(reader_model)
@@ -112,7 +120,7 @@ class Config:
     max_answers: int = 5
     use_generator: bool = True
     reader: str = "llm"
-    reader_model: str = ""  # one of READER_MODELS, read with any preset's passages; "": the preset's own (else the fallback)
+    reader_model: str = ""  # one of READER_MODELS or a GGUF reader (is_gguf_reader), read with any preset's passages; "": the preset's own (else the fallback)
     # The LLM reader's passage gate: on AmbigNQ train no gate that reads as few passages does better
     # (`tune --gate`, docs/results/tune/gate-embedded-200-60-0.json; docs/experiments/passage-gate.md)
     reader_relevance: float = 0.9
@@ -186,8 +194,9 @@ class Config:
         if base.reader not in READERS:
             raise ValueError(f"AMBIGDEMO_READER must be one of {', '.join(READERS)}, got {base.reader!r}")
         config = replace(base, **overrides)
-        if config.reader_model and config.reader_model not in READER_MODELS:
-            raise ValueError(f"the reader model must be one of {', '.join(READER_MODELS)}, got {config.reader_model!r}")
+        if config.reader_model and config.reader_model not in READER_MODELS and not is_gguf_reader(config.reader_model):
+            raise ValueError(f"the reader model must be one of {', '.join(READER_MODELS)}, a GGUF file's path or "
+                             f"hf:OWNER/REPO/FILE.gguf@REVISION, got {config.reader_model!r}")
         return config
 
     def reader_branches(self, reader_model: str) -> tuple[int, float]:

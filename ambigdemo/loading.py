@@ -9,8 +9,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ambigdemo.config import FALLBACK_READER_MODEL, READER_MODELS, Config, reader_model_of
+from ambigdemo.config import FALLBACK_READER_MODEL, READER_MODELS, Config, is_gguf_reader, reader_model_of
 from ambigdemo.presets.artifacts import BUILD_COMMAND, PresetPaths, check_models_dir, verify
+from ambigdemo.presets.gguf_reader import built_reader
 from ambigdemo.runtimes.index import PassageIndex
 from ambigdemo.runtimes.manifest import ArtifactError, verify_manifest
 from ambigdemo.runtimes.nlp import load_spacy
@@ -73,8 +74,10 @@ def resolve_reader(config: Config, paths: PresetPaths) -> tuple[Path, str, str]:
     if not model:
         return paths.generator, reader_model_of(paths.root.name) or paths.root.name, ""
     readers = config.readers_dir or config.models_dir
-    folder = PresetPaths(readers / READER_MODELS[model]).generator
     try:
+        if is_gguf_reader(model):
+            return built_reader(model, readers), model, ""
+        folder = PresetPaths(readers / READER_MODELS[model]).generator
         verify_manifest(folder, f"{BUILD_COMMAND} --reader-model {model}")
         return folder, model, ""
     except ArtifactError as exc:
@@ -124,6 +127,7 @@ def load_parts(config: Config, generator: OnnxChatGenerator | None = None, nlp: 
         verify_manifest(config.rewriter_dir, "python -m ambigdemo train-rewriter --out RUN --export DIR")
         rewrite_model = OnnxChatGenerator(config.rewriter_dir, config.threads, no_repeat_ngram=REWRITE_NO_REPEAT)
     nlp = nlp or load_spacy()
+    reader = configured_reader(config, generator, nlp, reader_model)
     timer.lap("models")
     return {
         "config": config,
@@ -131,13 +135,21 @@ def load_parts(config: Config, generator: OnnxChatGenerator | None = None, nlp: 
         "heuristic": HeuristicReader(nlp, embedder if config.sentence_similarity else None, max_answers=config.max_answers),
         "rewriter": Rewriter(nlp, rewrite_model),
         "summarizer": Summarizer(generator if config.use_generator else None, config.max_new_tokens),
-        "reader": configured_reader(config, generator, nlp, reader_model),
+        "reader": reader,
         "followups": FollowUps(generator),
-        "notice": notice,
+        "notice": " ".join(n for n in (notice, rules_notice(config, reader, reader_model)) if n),
         "loaded": paths.root.name,
         "reader_model": reader_model,
         "load_ms": timer.laps,
     }
+
+
+def rules_notice(config: Config, reader: Any, reader_model: str) -> str:
+    """A brought reader with no score fitted for it answers by verify's rules: said, with the command that fits one."""
+    if reader is None or reader.verifier is not None or config.verifier != "on" or not is_gguf_reader(reader_model):
+        return ""
+    return (f"No score is fitted for the reader {reader_model}: verify's rules, which read no model's own score, choose its "
+            f"answers (fit one: python -m ambigdemo train-verifier --reader-model {reader_model} --out RUN).")
 
 
 def reader_model(config: Config) -> OnnxChatGenerator:

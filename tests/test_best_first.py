@@ -75,8 +75,8 @@ def test_a_continuation_s_log_probability_is_what_the_greedy_reply_scored(pipeli
     assert reply.strip()
     assert closed.logp(reply) == pytest.approx(sum(logps), abs=1e-3)
     assert closed.logp(reply) > closed.logp("Ouagadougou")
-    assert len(closed) == len(generator.encode(closed_book_turn("What is the capital of France?"))), "logp leaves the context as it was"
-    whole = generator.context(closed_book_turn("What is the capital of France?"))
+    assert len(closed) == len(generator.encode(closed_book_turn(generator.chat, "What is the capital of France?"))), "logp leaves the context as it was"
+    whole = generator.context(closed_book_turn(generator.chat, "What is the capital of France?"))
     assert whole.logp(reply) == pytest.approx(closed.logp(reply), abs=1e-3), "the cached system turn changes nothing"
 
 

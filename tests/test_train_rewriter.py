@@ -18,7 +18,8 @@ from conftest import make_tiny_llama
 from ambigdemo.pipeline import Pipeline
 from ambigdemo.runtimes.manifest import ArtifactError
 from ambigdemo.evaluation.datasets import load_ambignq
-from ambigdemo.runtimes.onnx import OnnxChatGenerator, render_chatml
+from ambigdemo.runtimes.chat import CHATML
+from ambigdemo.runtimes.onnx import OnnxChatGenerator
 from ambigdemo.stages.rewrite import Rewriter, rewrite_messages
 from ambigdemo.building.train_rewriter import IGNORE, TrainConfig, encode, rewrite_pairs
 
@@ -69,7 +70,7 @@ def test_only_the_rewrite_carries_loss(preset):
 
     tokenizer = Tokenizer.from_file(str(preset.generator / "tokenizer.json"))
     row = encode(tokenizer, "Who won?", "Spain", ["Italy"], "Who won in 2010?", max_length=160)
-    prompt = tokenizer.encode(render_chatml(rewrite_messages("Who won?", "Spain", ["Italy"])), add_special_tokens=False).ids
+    prompt = tokenizer.encode(CHATML.render(rewrite_messages("Who won?", "Spain", ["Italy"])), add_special_tokens=False).ids
     assert row["input_ids"][: len(prompt)] == prompt, "the prompt is rendered as the app's generator renders it"
     assert row["labels"][: len(prompt)] == [IGNORE] * len(prompt)
     assert tokenizer.decode(row["labels"][len(prompt) :], skip_special_tokens=False) == "Who won in 2010?<|im_end|>"

@@ -71,10 +71,12 @@ def process_rss_mb(pid: int) -> float:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
-def run_worker(n: int, use_generator: bool, reader: str = "llm") -> dict:
+def run_worker(n: int, use_generator: bool, reader: str = "llm", reader_model: str = "") -> dict:
+    """``worker`` in a fresh process (``reader_model``: the reader it loads, else the configured one)."""
     cmd = [sys.executable, "-m", "ambigdemo", "bench", "--worker", "-n", str(n), "--reader", reader]
     cmd += [] if use_generator else ["--no-generator"]
-    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    env = {**os.environ, "AMBIGDEMO_READER_MODEL": reader_model} if reader_model else None
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True, env=env).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -84,6 +86,22 @@ def summarize_runs(runs: list[dict]) -> dict:
         k: {"p50_ms": percentile([r[k] for r in runs if k in r], 0.5), "p95_ms": percentile([r[k] for r in runs if k in r], 0.95)}
         for k in stages
     }
+
+
+def run_readers(readers: list[str], n: int = 50, cold_runs: int = 3) -> dict:
+    """The answer benchmark of each reader (a built-in name or a built GGUF reader), side by side: rounds of one
+    fresh process per reader, so a slower minute of a shared machine falls on every reader alike; medians."""
+    rounds = [{reader: run_worker(n, use_generator=True, reader_model=reader) for reader in readers} for _ in range(cold_runs)]
+    report = {"questions": n, "readers": {}}
+    for reader in readers:
+        workers = [r[reader] for r in rounds]
+        report["readers"][reader] = {
+            "stages": summarize_runs([r for w in workers for r in w["runs"]]),
+            "cold_start_s": statistics.median(w["cold_start_s"] for w in workers),
+            "peak_rss_mb": max(w["peak_rss_mb"] for w in workers),
+            "answered_share": sum(workers[0]["answered"]) / n,
+        }
+    return report
 
 
 def onnx_vs_torch(repeats: int = 3, queries: int = 30, new_tokens: int = 32) -> dict:

@@ -1,5 +1,5 @@
-"""``bench --build``: each reader's build (join its GGUF parts, export, quantize) in a fresh process, into a
-scratch models folder, with its wall time, peak resident memory and peak disk."""
+"""``bench --build``: each reader's build (join its GGUF parts, or read a GGUF file given by path; export,
+quantize) in a fresh process, into a scratch models folder, with its wall time, peak resident memory and peak disk."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ambigdemo.config import READER_MODELS
+from ambigdemo.config import READER_MODELS, is_gguf_reader
 
 SAMPLE_S = 0.5  # how often the scratch folder's size is read while the build runs
 
@@ -29,8 +29,9 @@ def _size(folder: Path) -> int:
 def build_one(reader: str, scratch: Path) -> dict:
     """Build ``reader``'s generator into ``scratch`` as ``python -m ambigdemo build`` does; its measures.
     RuntimeError (with the end of its output) when the build fails."""
-    models = scratch / reader
-    log = scratch / f"{reader}.out"
+    label = Path(reader).stem if is_gguf_reader(reader) else reader
+    models = scratch / label
+    log = scratch / f"{label}.out"
     command = [sys.executable, "-m", "ambigdemo", "build", "--reader-model", reader, "--models-dir", str(models)]
     env = {**os.environ, "TMPDIR": str(scratch / "tmp")}  # the export's temporary files count as its disk
     (scratch / "tmp").mkdir(parents=True, exist_ok=True)
@@ -58,11 +59,11 @@ def build_one(reader: str, scratch: Path) -> dict:
 
 def run(readers: list[str]) -> dict:
     """``build_one`` for each reader (default: every one), one after the other, each in its own scratch folder."""
-    unknown = sorted(set(readers) - set(READER_MODELS))
+    unknown = sorted(r for r in readers if r not in READER_MODELS and not is_gguf_reader(r))
     if unknown:
-        raise ValueError(f"unknown reader model {', '.join(unknown)}; known: {', '.join(READER_MODELS)}")
+        raise ValueError(f"unknown reader model {', '.join(unknown)}; known: {', '.join(READER_MODELS)}, or a GGUF file's path")
     report = {}
     for reader in readers or list(READER_MODELS):
-        with tempfile.TemporaryDirectory(prefix=f"ambigdemo-build-{reader}-") as scratch:
+        with tempfile.TemporaryDirectory(prefix="ambigdemo-build-") as scratch:
             report[reader] = build_one(reader, Path(scratch))
     return report

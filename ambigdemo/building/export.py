@@ -13,6 +13,7 @@ from contextlib import nullcontext, redirect_stderr
 from pathlib import Path
 
 from ambigdemo.building.quantize import QUANTIZERS
+from ambigdemo.presets.gguf_reader import GgufInfo
 from ambigdemo.presets.steps import Step
 from ambigdemo.runtimes.manifest import write_manifest
 from ambigdemo.runtimes.onnx import KEEP_LOGITS
@@ -20,6 +21,8 @@ from ambigdemo.runtimes.specs import RECIPES, EmbedderSpec, GeneratorSpec
 
 CHATML_START = "<|im_start|>"
 CHATML_END = "<|im_end|>"
+CONTROL = 3  # a GGUF token type: a control token (a turn's marker, BOS, EOS)
+OWN_CONTEXT = 8192  # a brought reader's KV cache stops here (the readers' turns need under 2,048)
 
 
 def keep_last_logits(model: Path) -> None:
@@ -76,20 +79,24 @@ def export_embedder(src: Path, out: Path, quant: str | None = None, spec: Embedd
 
 
 def export_generator(
-    src: Path, out: Path, quant: str | None = "int4", gguf_file: str | None = None, step: Step = nullcontext, **meta
+    src: Path, out: Path, quant: str | None = "int4", gguf_file: str | None = None, step: Step = nullcontext,
+    own: GgufInfo | None = None, **meta
 ) -> Path:
     """A causal LM folder (or a GGUF file in it) -> ``model.onnx`` with KV cache + ``tokenizer.json`` + ``generator.json``.
 
     A GGUF file bound for int4 takes the lean path (:mod:`~ambigdemo.building.gguf_export`: the float model
-    is never held, the model is the same); anything else goes through the float model. ``step(name)``
-    wraps each part (:meth:`~ambigdemo.presets.steps.Steps.step`)."""
+    is never held, the model is the same); anything else goes through the float model. ``own``: the GGUF's
+    header (a reader brought by its user): its turns are its own chat template's, its control tokens stay whole
+    and its end ids are the header's and its template's. ``step(name)`` wraps each part
+    (:meth:`~ambigdemo.presets.steps.Steps.step`)."""
     src, out = Path(src), Path(out)
     out.mkdir(parents=True, exist_ok=True)
     if gguf_file and quant == "int4":
         eos = _export_gguf(src / gguf_file, out, step)
     else:
         eos = _export_float(src, out, quant, gguf_file, step)
-    spec = GeneratorSpec(eos_token_ids=tuple(eos)).write(out)
+    spec = GeneratorSpec(eos_token_ids=tuple(eos)) if own is None else _own_spec(own, out, eos)
+    spec = spec.write(out)
     files = [f for f in ("model.onnx", "model.onnx_data", "tokenizer.json", spec) if (out / f).exists()]
     source = str(src / (gguf_file or ""))
     write_manifest(out, files, role="generate", source=source, quant=quant, recipe=RECIPES.get(quant), logits=KEEP_LOGITS, **meta)
@@ -143,6 +150,26 @@ def _export_float(src: Path, out: Path, quant: str | None, gguf_file: str | None
         _quantize(out / "model.onnx", quant)
         keep_last_logits(out / "model.onnx")
     return eos
+
+
+def _own_spec(own: GgufInfo, out: Path, eos: list[int]) -> GeneratorSpec:
+    """The chat template's spec: the header's control tokens made whole in ``tokenizer.json`` (a converted
+    tokenizer may spell ``<start_of_turn>`` in pieces), and the first token that closes a reply among the end ids."""
+    from gguf import GGUFReader
+    from tokenizers import AddedToken, Tokenizer
+
+    header = GGUFReader(str(own.path))
+    tokens, kinds = header.fields["tokenizer.ggml.tokens"], header.fields.get("tokenizer.ggml.token_type")
+    control = [str(tokens.contents(i)) for i, kind in enumerate(kinds.contents() if kinds else []) if kind == CONTROL]
+    tokenizer = Tokenizer.from_file(str(out / "tokenizer.json"))
+    tokenizer.add_special_tokens([AddedToken(t, normalized=False, special=True) for t in control])
+    tokenizer.save(str(out / "tokenizer.json"))
+    chat = own.chat()
+    closing = tokenizer.encode(chat.closer, add_special_tokens=False).ids[:1]
+    return GeneratorSpec(
+        eos_token_ids=tuple(sorted({*eos, *own.end_ids, *closing})), chat_format="template", max_context=min(own.context_length, OWN_CONTEXT),
+        chat_template=own.chat_template, bos_token=own.bos_token, eos_token=own.eos_token, add_bos=own.add_bos,
+    )
 
 
 def _end_token_ids(tokenizer, config) -> list[int]:

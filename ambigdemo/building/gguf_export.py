@@ -81,8 +81,10 @@ def gguf_weights(gguf: Path, model=None) -> Iterator[tuple[str, np.ndarray]]:
     model = model if model is not None else _empty_model(gguf)
     mapping = get_gguf_hf_weights_map(model)
     parsed = load_gguf_checkpoint(str(gguf), return_tensors=False)
-    processor = TENSOR_PROCESSORS.get(model.config.model_type, TensorProcessor)(config=parsed["config"])
-    for tensor in GGUFReader(str(gguf)).tensors:
+    reader = GGUFReader(str(gguf))
+    architecture = reader.fields["general.architecture"].contents()  # the processors' key ("gemma3" for gemma3_text)
+    processor = TENSOR_PROCESSORS.get(architecture, TensorProcessor)(config=parsed["config"])
+    for tensor in reader.tensors:
         weights = dequantize(tensor.data, tensor.tensor_type)
         result = processor.process(weights=weights, name=tensor.name, tensor_key_mapping=mapping, parsed_parameters=parsed)
         if result.name in mapping:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ambigdemo.evaluation.datasets import AmbigExample, load_ambignq
 from ambigdemo.evaluation.metrics import gold_alternatives
-from ambigdemo.runtimes.onnx import render_chatml
+from ambigdemo.runtimes.chat import CHATML
 from ambigdemo.stages.rewrite import rewrite_messages
 
 END = "<|im_end|>"
@@ -60,7 +60,7 @@ def rewrite_pairs(examples: list[AmbigExample]) -> list[tuple[str, str, list[str
 
 def encode(tokenizer, question: str, answer: str, others: list[str], rewrite: str, max_length: int) -> dict:
     """Token ids of prompt + completion, with labels only on the completion (and its end token)."""
-    prompt = tokenizer.encode(render_chatml(rewrite_messages(question, answer, others)), add_special_tokens=False).ids
+    prompt = tokenizer.encode(CHATML.render(rewrite_messages(question, answer, others)), add_special_tokens=False).ids
     target = tokenizer.encode(rewrite + END, add_special_tokens=False).ids
     prompt = prompt[-(max_length - len(target)) :] if len(prompt) + len(target) > max_length else prompt
     return {"input_ids": prompt + target, "labels": [IGNORE] * len(prompt) + target}

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from ambigdemo.config import READER_MODELS
+from ambigdemo.config import READER_MODELS, is_gguf_reader
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,8 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--top-k", type=int, help="passages to retrieve (default from config)")
     p.add_argument("--no-generator", action="store_true", help="evidence-based paragraph, no generator")
     p.add_argument("--index", help="an index folder built by build-index")
-    p.add_argument("--reader-model", choices=READER_MODELS,
-                   help="the reader, with any preset's passages (default: AMBIGDEMO_READER_MODEL, else the preset's own)")
+    p.add_argument("--reader-model", metavar="READER",
+                   help=f"the reader, with any preset's passages: {', '.join(READER_MODELS)}, a GGUF file's path or "
+                        "hf:OWNER/REPO/FILE.gguf@REVISION (built on first use) (default: AMBIGDEMO_READER_MODEL, else the preset's own)")
     p.set_defaults(func=run)
 
 
@@ -50,7 +51,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         for question in args.question:
             clean_question(question)
-        pipeline = Pipeline.load(Config.from_env(**overrides))
+        config = Config.from_env(**overrides)
+        if is_gguf_reader(config.reader_model):
+            from ambigdemo.building.own_reader import build_gguf_reader
+            from ambigdemo.presets.steps import BUILD_LOG, Steps
+
+            build_gguf_reader(config.reader_model, config.readers_dir or config.models_dir,
+                              Steps(config.models_dir / BUILD_LOG, terminal=sys.stderr))  # stdout stays the answer's
+        pipeline = Pipeline.load(config)
         for question in args.question:
             standalone = pipeline.standalone(question, history)
             if not standalone.answerable:  # nobody to answer about: nothing asked, nothing added to the conversation
@@ -59,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
             result = pipeline.ask(standalone.question, follow_up=bool(history))
             results.append((standalone, result))
             history.append(Turn(standalone.question, [i.answer for i in result.interpretations]))
-    except (QuestionError, ArtifactError) as exc:
+    except (QuestionError, ArtifactError, ValueError, RuntimeError) as exc:  # a reader file refused, a failed build
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if pipeline.notice:

@@ -31,7 +31,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="follow each gold answer of these sets (readings sets or an AmbigNQ file; default: the readings "
                         "dev and test sets) through the LLM reader's stages and count where each is lost")
     p.add_argument("--build", nargs="*", metavar="READER",
-                   help="build each reader model (default: all) in a fresh process: wall time, peak RSS and disk")
+                   help="build each reader (default: the built-in ones; a GGUF file's path too) in a fresh process: wall "
+                        "time, peak RSS and disk")
+    p.add_argument("--readers", nargs="+", metavar="READER",
+                   help="the answer benchmark of each reader side by side (built-in names, built GGUF readers)")
     p.add_argument("--out", help="--readings, --funnel: folder for metrics.json and metrics.md")
     p.add_argument("--index", action="store_true",
                    help="Ray build throughput (1 vs 2 workers) and flat/IVF-PQ/HNSW recall, memory, latency")
@@ -73,6 +76,10 @@ def run(args: argparse.Namespace) -> int:
         except (ValueError, RuntimeError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
+    elif args.readers:
+        from ambigdemo.bench.answers import run_readers
+
+        report = run_readers(args.readers, args.n, args.cold_runs)
     elif args.readings is not None:
         return _readings(args)
     elif args.funnel is not None:

@@ -27,7 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--data", type=Path, default=AMBIGNQ_TRAIN, help="AmbigNQ train JSON")
     p.add_argument("--dev", type=Path, default=DEV, help="the readings dev set the threshold is chosen on")
     p.add_argument("--out", type=Path, required=True, help="run folder: train.jsonl, dev.jsonl, report.json")
-    p.add_argument("--export", type=Path, help="the verifier file to write (default: the reader's in config.VERIFIERS)")
+    p.add_argument("--export", type=Path, help="the verifier file to write (default: the reader's in config.VERIFIERS; a GGUF reader's beside it)")
+    p.add_argument("--reader-model", metavar="READER", help="the reader to fit the score of (default: AMBIGDEMO_READER_MODEL): "
+                   "a built-in name, a GGUF file's path or hf:OWNER/REPO/FILE.gguf@REVISION, built already")
     p.add_argument("--questions", type=int, default=420, help="train questions to read")
     p.add_argument("--l2", type=float, default=1.0, help="the L2 penalty of the logistic fit")
     p.add_argument("--threshold", type=float, default=0.35, help="p(right) a shown answer needs (chosen by the dev funnel, docs/reader.md)")
@@ -45,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
     import json
     from dataclasses import replace
 
-    from ambigdemo.config import Config, fitted_verifier
+    from ambigdemo.config import Config, fitted_verifier, is_gguf_reader
+    from ambigdemo.presets.gguf_reader import own_score
     from ambigdemo.evaluation.datasets import load_ambignq
     from ambigdemo.files import replace_text
     from ambigdemo.pipeline import Pipeline
@@ -56,11 +59,14 @@ def run(args: argparse.Namespace) -> int:
     if not set(names) <= set(FEATURES):
         print(f"error: unknown features {sorted(set(names) - set(FEATURES))}; known: {', '.join(FEATURES)}")
         return 2
-    pipeline = Pipeline.load(Config.from_env(use_generator=False, verifier="off"))
+    chosen = {"reader_model": args.reader_model} if args.reader_model else {}
+    config = Config.from_env(use_generator=False, verifier="off", **chosen)
+    pipeline = Pipeline.load(config)
     if pipeline.reader is None:
         print("error: the verifier needs the LLM reader (AMBIGDEMO_READER=llm and a preset with a generator)")
         return 2
-    export = args.export or fitted_verifier(pipeline.reader_model)
+    export = args.export or (own_score(pipeline.reader_model, config.readers_dir or config.models_dir)
+                             if is_gguf_reader(pipeline.reader_model) else fitted_verifier(pipeline.reader_model))
     if export is None:
         print(f"error: no verifier file is kept for the {pipeline.reader_model!r} reader: name one with --export")
         return 2

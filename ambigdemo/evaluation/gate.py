@@ -29,6 +29,7 @@ from ambigdemo.evaluation.datasets import load_ambignq
 from ambigdemo.evaluation.metrics import answer_f1
 from ambigdemo.evaluation.support import SupportIndex, supported_subset
 from ambigdemo.stages.reader import LlmReader, ask_rewrite
+from ambigdemo.runtimes.chat import CHATML
 from ambigdemo.stages.reader.prompts import example_prefix
 from ambigdemo.stages.rewrite import Rewriter
 from ambigdemo.text import phrase_keys, states_any
@@ -94,7 +95,7 @@ def _aliases(annotation) -> list[str]:
 
 def prompt_key() -> str:
     """A short hash of the turns every read starts from: a cache of reads made with other prompts is not reused."""
-    return hashlib.sha1(example_prefix().encode("utf-8")).hexdigest()[:8]
+    return hashlib.sha1(example_prefix(CHATML).encode("utf-8")).hexdigest()[:8]
 
 
 def read_all(reader: LlmReader, questions: Sequence[TrainQuestion], cache: Path) -> dict[tuple[str, str], Read]:

@@ -50,10 +50,10 @@ STAGING = ".download"
 class HubUnavailable(RuntimeError):
     """The hub could not be reached or refused the request; the message is one line with the fix."""
 
-    def __init__(self, preset: str, reason: str, retry: str):
+    def __init__(self, preset: str, reason: str, retry: str, kind: str = "preset"):
         self.preset, self.reason, self.retry = preset, _one_line(reason), retry
         super().__init__(
-            f"preset '{preset}' could not be downloaded ({self.reason}); the app keeps using the embedded "
+            f"{kind} '{preset}' could not be downloaded ({self.reason}); the app keeps using the embedded "
             f"default. Retry with network: {retry}"
         )
 
@@ -393,6 +393,7 @@ class _Guard:
     preset: str
     retry: str
     endpoint: str
+    kind: str = "preset"
 
     def __enter__(self) -> "_Guard":
         return self
@@ -403,7 +404,7 @@ class _Guard:
         reason = unreachable_reason(exc, self.endpoint)
         if reason is None:
             return False  # not a network problem: propagate unchanged
-        raise HubUnavailable(self.preset, reason, self.retry) from exc
+        raise HubUnavailable(self.preset, reason, self.retry, self.kind) from exc
 
 
 def unreachable_reason(exc: BaseException, endpoint: str) -> str | None:
@@ -467,3 +468,38 @@ def _errno(exc: BaseException) -> str:
 
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
+
+
+def download_file(repo_id: str, filename: str, revision: str, dest: Path, label: str, retry: str,
+                  endpoint: str | None = None) -> Path:
+    """One pinned file of a model repository at ``dest`` (resumed if cut short), its size and sha256 checked against
+    the hub's record for that commit (a bad file is deleted: :class:`ChecksumError`); :class:`HubUnavailable`
+    (one line, ``label`` and ``retry`` in it) when the hub cannot serve it. A file already there and whole is kept."""
+    from huggingface_hub import HfApi, hf_hub_download
+
+    dest = Path(dest)
+    url = resolve_endpoint(endpoint)
+    if offline_mode():
+        raise HubUnavailable(label, "offline mode is on: HF_HUB_OFFLINE=1", retry, kind="reader")
+    guard = _Guard(label, retry, url, kind="reader")
+    with guard:
+        info = HfApi(endpoint=url).model_info(repo_id, revision=revision, files_metadata=True)
+    sibling = next((s for s in info.siblings or () if s.rfilename == filename), None)
+    if sibling is None:
+        raise ArtifactError(f"{repo_id}@{revision} (commit {info.sha}) has no file {filename!r}")
+    lfs = sibling.lfs
+    want = Expected(size=lfs.size if lfs else sibling.size, sha256=lfs.sha256 if lfs else None,
+                    git_sha1=None if lfs else sibling.blob_id)
+    if dest.is_file() and _problem(dest, want) is None:
+        return dest
+    staging = dest.parent / STAGING
+    with guard:
+        got = Path(hf_hub_download(repo_id, filename, revision=info.sha, local_dir=staging, endpoint=url))
+    problem = _problem(got, want)
+    if problem:
+        got.unlink(missing_ok=True)
+        raise ChecksumError(f"{repo_id}/{filename}@{revision} {problem}; the file was deleted. Download it again with: {retry}")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    got.replace(dest)
+    shutil.rmtree(staging, ignore_errors=True)
+    return dest

@@ -16,6 +16,8 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
+from ambigdemo.runtimes.chat import Chat
+from ambigdemo.runtimes.manifest import ArtifactError
 from ambigdemo.runtimes.specs import EmbedderSpec, GeneratorSpec
 
 KEEP_LOGITS = "num_logits_to_keep"  # the input ``export.keep_last_logits`` adds
@@ -89,25 +91,11 @@ class Message:
     role: str
     content: str
 
-ASSISTANT = "<|im_start|>assistant\n"  # opens the assistant's reply
-END = "<|im_end|>\n"  # closes a turn
-
-
-def chatml_turn(role: str, content: str) -> str:
-    """One whole ChatML turn."""
-    return f"<|im_start|>{role}\n{content}{END}"
-
-
-def render_chatml(messages: list[Message], system_prompt: str = "") -> str:
-    """ChatML, the format SmolLM2- and Qwen2.5-Instruct were tuned on, ending with the assistant's turn."""
-    turns = list(messages)
-    if system_prompt and (not turns or turns[0].role != "system"):
-        turns.insert(0, Message("system", system_prompt))
-    return "".join(chatml_turn(m.role, m.content) for m in turns) + ASSISTANT
-
-
 class Generator(Protocol):
-    """Streams text for a chat conversation, or continues a :class:`Context` (a prefix read once)."""
+    """Streams text for a chat conversation, or continues a :class:`Context` (a prefix read once); ``chat``
+    writes its turns."""
+
+    chat: Chat
 
     def stream(self, messages: list[Message], max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> Iterator[str]: ...
 
@@ -124,8 +112,8 @@ class OnnxChatGenerator:
     ``no_repeat_ngram`` > 0 never lets the completion repeat an n-gram of its own tokens (greedy
     decoding of a small model otherwise loops: "the Untold Story of the Untold Story of ...").
 
-    ``generator.json`` in the folder names the chat format and the end token ids; SmolLM2's converted
-    tokenizer names the wrong end token, so the ids are configured rather than read from it.
+    ``generator.json`` in the folder names the chat format (``chat``: its turns' text) and the end token ids,
+    configured rather than read from the tokenizer (a converted tokenizer may name the wrong end token).
     """
 
     def __init__(self, folder: Path, threads: int = 0, no_repeat_ngram: int = 0):
@@ -136,15 +124,20 @@ class OnnxChatGenerator:
         spec = GeneratorSpec.load(self.folder)
         self.eos_ids = set(spec.eos_token_ids)
         self.system_prompt = spec.system_prompt
+        try:
+            self.chat: Chat = spec.chat()
+        except ValueError as exc:
+            raise ArtifactError(f"{self.folder / spec.FILE}: the reader cannot be used: {exc}") from exc
         self.max_context = spec.max_context
         inputs = self.session.get_inputs()
         self.slices_logits = any(i.name == KEEP_LOGITS for i in inputs)
+        self.takes_positions = any(i.name == "position_ids" for i in inputs)  # an export may derive them from the mask
         self.past_names = [i.name for i in inputs if i.name.startswith("past_key_values")]
         first = next(i for i in inputs if i.name == self.past_names[0])
         self.kv_heads, self.head_dim = int(first.shape[1]), int(first.shape[3])
 
     def render(self, messages: list[Message]) -> str:
-        return render_chatml(messages, self.system_prompt)
+        return self.chat.render(messages, self.system_prompt)
 
     def encode(self, text: str) -> list[int]:
         return self.tokenizer.encode(text, add_special_tokens=False).ids
@@ -159,9 +152,10 @@ class OnnxChatGenerator:
         feed = {
             "input_ids": np.array([ids], dtype=np.int64),
             "attention_mask": np.ones((1, offset + n), dtype=np.int64),
-            "position_ids": np.arange(offset, offset + n, dtype=np.int64)[None, :],
             **past,
         }
+        if self.takes_positions:
+            feed["position_ids"] = np.arange(offset, offset + n, dtype=np.int64)[None, :]
         if self.slices_logits:
             feed[KEEP_LOGITS] = np.array([keep], dtype=np.int64)
         outputs = self.session.run(None, feed)
@@ -284,11 +278,11 @@ class Context:
         """The assistant's reply, streamed; afterwards the context holds it, closed for the next turn."""
         for text in self.generator.decode(self, max_new_tokens, stop):
             yield text
-        self.extend(END)
+        self.extend(self.generator.chat.closer)
 
     def ask(self, content: str, max_new_tokens: int = 128, stop: tuple[str, ...] = ()) -> Iterator[str]:
-        """A ChatML user turn and the assistant's streamed reply."""
-        self.extend(chatml_turn("user", content) + ASSISTANT)
+        """A user turn (after an earlier one) and the assistant's streamed reply."""
+        self.extend(self.generator.chat.ask(content))
         yield from self.reply(max_new_tokens, stop)
 
 

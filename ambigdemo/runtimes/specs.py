@@ -11,10 +11,11 @@ from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar, get_args
 
+from ambigdemo.runtimes.chat import CHATML, Chat
 from ambigdemo.runtimes.manifest import ArtifactError
 
 Pooling = Literal["mean", "cls"]
-ChatFormat = Literal["chatml"]
+ChatFormat = Literal["chatml", "template"]  # "template": the model's own Jinja chat template
 SpecT = TypeVar("SpecT", bound="ModelSpec")
 
 
@@ -94,7 +95,9 @@ class EmbedderSpec(ModelSpec):
 
 @dataclass(frozen=True)
 class GeneratorSpec(ModelSpec):
-    """Chat format, end-of-turn token ids and context size of a generator (``generator.json``)."""
+    """Chat format, end-of-turn token ids and context size of a generator (``generator.json``): ChatML, or the
+    model's own ``chat_template`` with the ``bos_token``/``eos_token`` it names (``add_bos``: the model reads
+    its BOS first even where the template does not write it)."""
 
     FILE: ClassVar[str] = "generator.json"
 
@@ -102,6 +105,10 @@ class GeneratorSpec(ModelSpec):
     chat_format: ChatFormat = "chatml"
     max_context: int = 2048
     system_prompt: str = ""
+    chat_template: str = ""
+    bos_token: str = ""
+    eos_token: str = ""
+    add_bos: bool = False
 
     def __post_init__(self) -> None:
         ids = self.eos_token_ids
@@ -113,6 +120,15 @@ class GeneratorSpec(ModelSpec):
         _require(self.chat_format in get_args(ChatFormat), f"chat_format must be one of {get_args(ChatFormat)}, got {self.chat_format!r}")
         _require(_positive_int(self.max_context), f"max_context must be a positive integer, got {self.max_context!r}")
         _require(isinstance(self.system_prompt, str), f"system_prompt must be a string, got {self.system_prompt!r}")
+        for name in ("chat_template", "bos_token", "eos_token"):
+            _require(isinstance(getattr(self, name), str), f"{name} must be a string, got {getattr(self, name)!r}")
+        _require(self.chat_format != "template" or bool(self.chat_template.strip()), "chat_format template needs a chat_template")
+
+    def chat(self) -> Chat:
+        """The turns' text pieces (ValueError, one line: the template cannot be used turn by turn)."""
+        if self.chat_format == "chatml":
+            return CHATML
+        return Chat.from_template(self.chat_template, self.bos_token, self.eos_token, self.add_bos)
 
     @classmethod
     def load(cls, folder: Path) -> "GeneratorSpec":

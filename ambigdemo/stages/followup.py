@@ -14,7 +14,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ambigdemo.runtimes.onnx import ASSISTANT, Context, Generator, chatml_turn
+from ambigdemo.runtimes.chat import Chat
+from ambigdemo.runtimes.onnx import Context, Generator
 from ambigdemo.stages.question import STOPWORDS, Question, words_without_possessives
 from ambigdemo.stages.rewrite import edit_of
 from ambigdemo.types import Edit, Turn
@@ -88,11 +89,11 @@ def conversation_text(history: Sequence[Turn], asked: str) -> str:
     return "Conversation:\n" + "\n".join(lines) + f"\nLast question: {asked}"
 
 
-def example_prefix() -> str:
-    parts = [chatml_turn("system", SYSTEM)]
-    for turns, asked, standalone in EXAMPLES:
+def example_prefix(chat: Chat) -> str:
+    parts = [chat.system(SYSTEM)]
+    for n, (turns, asked, standalone) in enumerate(EXAMPLES):
         history = [Turn(q, [a]) for q, a in turns]
-        parts += [chatml_turn("user", conversation_text(history, asked)), chatml_turn("assistant", standalone)]
+        parts += [chat.turn("user", conversation_text(history, asked), first=n == 0), chat.turn("assistant", standalone)]
     return "".join(parts)
 
 
@@ -145,8 +146,8 @@ class FollowUps:
         if self.generator is None:
             return ""
         if self._prefix is None:
-            self._prefix = self.generator.context(example_prefix())
-        turn = chatml_turn("user", conversation_text(history, asked)) + ASSISTANT
+            self._prefix = self.generator.context(example_prefix(self.generator.chat))
+        turn = self.generator.chat.ask(conversation_text(history, asked))
         return self._prefix.fork().extend(turn).complete(self.max_tokens, stop=("\n",)).strip().strip("\"'\u201c\u201d")
 
 

@@ -15,7 +15,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ambigdemo.runtimes.onnx import ASSISTANT, END, Generator, chatml_turn
+from ambigdemo.runtimes.chat import Chat
+from ambigdemo.runtimes.onnx import Generator
 from ambigdemo.text import list_items, mentions, names_each, normalize_answer, split_sentences
 from ambigdemo.types import Interpretation, Passage
 
@@ -135,15 +136,15 @@ WRITE_EXAMPLES = (
 MAX_SENTENCE_WORDS = 45
 
 
-def write_turn(fact: str, question: str, answer: str) -> str:
-    return chatml_turn("user", f"Fact: {fact}\nQuestion: {question}\nAnswer: {answer}") + ASSISTANT
+def write_turn(chat: Chat, fact: str, question: str, answer: str, first: bool = False) -> str:
+    return chat.ask(f"Fact: {fact}\nQuestion: {question}\nAnswer: {answer}", first)
 
 
-def write_prefix() -> str:
+def write_prefix(chat: Chat) -> str:
     """System turn and worked examples of the sentence writer (read once, then forked per sentence)."""
-    turns = [chatml_turn("system", WRITE_SYSTEM)]
-    for fact, question, answer, sentence in WRITE_EXAMPLES:
-        turns.append(write_turn(fact, question, answer) + sentence + END)
+    turns = [chat.system(WRITE_SYSTEM)]
+    for n, (fact, question, answer, sentence) in enumerate(WRITE_EXAMPLES):
+        turns.append(write_turn(chat, fact, question, answer, first=n == 0) + sentence + chat.closer)
     return "".join(turns)
 
 
@@ -254,6 +255,6 @@ class Summarizer:
     def write(self, fact: str, question: str, answer: str) -> Iterator[str]:
         """One sentence answering ``question`` with ``answer`` from ``fact``, streamed."""
         if self._prefix is None:
-            self._prefix = self.generator.context(write_prefix())
-        context = self._prefix.fork().extend(write_turn(fact, question, answer))
+            self._prefix = self.generator.context(write_prefix(self.generator.chat))
+        context = self._prefix.fork().extend(write_turn(self.generator.chat, fact, question, answer))
         yield from self.generator.decode(context, self.max_new_tokens, stop=("\n",))

@@ -237,19 +237,19 @@ class LlmReader:
 
     def prefix(self) -> Context:
         if self._prefix is None:
-            self._prefix = self.generator.context(example_prefix())
+            self._prefix = self.generator.context(example_prefix(self.generator.chat))
         return self._prefix
 
     def closed_book(self, question: str) -> Context:
         """The context that ends where the model's reply to ``question`` asked with no passage begins (its system
         turn's cache computed once, on first use: half the prior's cost)."""
         if self._closed_prefix is None:
-            self._closed_prefix = self.generator.context(closed_book_system())
-        return self._closed_prefix.fork().extend(closed_book_question(question))
+            self._closed_prefix = self.generator.context(closed_book_system(self.generator.chat))
+        return self._closed_prefix.fork().extend(closed_book_question(self.generator.chat, question))
 
     def start(self, question: str, passage: Passage) -> Context:
         """The context that ends where the model's reply for one passage begins."""
-        return self.prefix().fork().extend(passage_turn(passage.title, passage.text, question, self.passage_words))
+        return self.prefix().fork().extend(passage_turn(self.generator.chat, passage.title, passage.text, question, self.passage_words))
 
     def reply(self, question: str, passage: Passage) -> tuple[str, Context]:
         """The model's raw reply for one passage, and the context that ends with it (for the rewrite)."""
@@ -262,12 +262,12 @@ class LlmReader:
     def answer(self, question: str, context: str) -> str:
         """A short answer to ``question`` from ``context`` alone ("" when it reads none): ASQA's
         Disambig-F1 reader role (``metrics.Reader``), played by the app's model instead of RoBERTa."""
-        turn = passage_turn("Answer", context, question, self.passage_words * 3)
+        turn = passage_turn(self.generator.chat, "Answer", context, question, self.passage_words * 3)
         reply = self.prefix().fork().extend(turn).complete(self.max_answer_tokens, stop=("\n",))
         return parse_reply(reply, names=False) or ""
 
     def rewrite_for(self, question: str, passage: Passage, answer: str) -> str:
         """The rewrite for a given answer (AmbigQA's gold-answers setting), as if the model had
         replied ``answer`` from ``passage``: the same turns the app's rewrite continues."""
-        turn = passage_turn(passage.title, passage.text, question, self.passage_words)
+        turn = passage_turn(self.generator.chat, passage.title, passage.text, question, self.passage_words)
         return ask_rewrite(self.prefix().fork().extend(turn + answer), answer, self.max_rewrite_tokens)

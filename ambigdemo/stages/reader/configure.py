@@ -8,7 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ambigdemo.config import Config, fitted_verifier
+from ambigdemo.config import Config, fitted_verifier, is_gguf_reader
+from ambigdemo.presets.gguf_reader import own_score
 from ambigdemo.runtimes.onnx import Generator
 from ambigdemo.stages.reader import LlmReader
 from ambigdemo.stages.reader.verifier import Verifier
@@ -43,9 +44,21 @@ def configured_verifier(config: Config, reader_model: str) -> Verifier | None:
     otherwise, a missing or broken one an error that names it."""
     if config.verifier == "off":
         return None
-    path = fitted_verifier(reader_model) if config.verifier == "on" else Path(config.verifier)
+    path = fitted_score(config, reader_model) if config.verifier == "on" else Path(config.verifier)
     if path is None:
         log.info("no score is fitted for the %r reader: verify's rules choose its answers", reader_model)
         return None
     verifier = Verifier.load(path)
     return verifier if config.verifier_threshold is None else replace(verifier, threshold=config.verifier_threshold)
+
+
+def fitted_score(config: Config, reader_model: str) -> Path | None:
+    """The score fitted for ``reader_model``: a built-in reader's in ``config.VERIFIERS``, a GGUF reader's beside it
+    (None: none fitted)."""
+    if not is_gguf_reader(reader_model):
+        return fitted_verifier(reader_model)
+    try:
+        path = own_score(reader_model, config.readers_dir or config.models_dir)
+    except OSError:  # its file is gone: the reader could not load either
+        return None
+    return path if path.is_file() else None

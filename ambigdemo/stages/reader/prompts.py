@@ -1,9 +1,9 @@
 """What the reader says to the model: a system turn, worked examples, one turn per passage, and the
-rewrite request that continues a passage's turn (ChatML, Qwen2.5's chat format)."""
+rewrite request that continues a passage's turn, in the reader's own chat format (``Chat``)."""
 
 from __future__ import annotations
 
-from ambigdemo.runtimes.onnx import ASSISTANT, END, chatml_turn
+from ambigdemo.runtimes.chat import Chat
 
 SYSTEM = (
     "You answer a question from one Wikipedia passage. Reply with the shortest answer that the passage "
@@ -30,36 +30,37 @@ EXAMPLES = (
 )
 
 
-def passage_turn(title: str, text: str, question: str, max_words: int = 100) -> str:
-    """The user turn for one passage and the question, opening the assistant's reply."""
+def passage_turn(chat: Chat, title: str, text: str, question: str, max_words: int = 100, first: bool = False) -> str:
+    """The user turn for one passage and the question, opening the assistant's reply (``first``: right after
+    the system turn)."""
     words = text.split()
     clipped = text if len(words) <= max_words else " ".join(words[:max_words]) + " ..."
-    return chatml_turn("user", f"Passage: {title}: {clipped}\nQuestion: {question}") + ASSISTANT
+    return chat.ask(f"Passage: {title}: {clipped}\nQuestion: {question}", first)
 
 
 CLOSED_BOOK = "Answer the question with the shortest answer you know: a name, date or number."
 
 
-def closed_book_system() -> str:
+def closed_book_system(chat: Chat) -> str:
     """The system turn of the question asked with no passage (the same for every question: cached once)."""
-    return chatml_turn("system", CLOSED_BOOK)
+    return chat.system(CLOSED_BOOK)
 
 
-def closed_book_question(question: str) -> str:
+def closed_book_question(chat: Chat, question: str) -> str:
     """The user turn that follows it, opening the assistant's reply."""
-    return chatml_turn("user", question) + ASSISTANT
+    return chat.ask(question, first=True)
 
 
-def closed_book_turn(question: str) -> str:
+def closed_book_turn(chat: Chat, question: str) -> str:
     """The question asked with no passage, opening the assistant's reply: the model's own prior over answers."""
-    return closed_book_system() + closed_book_question(question)
+    return closed_book_system(chat) + closed_book_question(chat, question)
 
 
-def example_prefix() -> str:
+def example_prefix(chat: Chat) -> str:
     """System turn and worked examples, rendered exactly as a real passage's turns are."""
-    parts = [chatml_turn("system", SYSTEM)]
-    for title, text, question, reply, rewrite in EXAMPLES:
-        parts += [passage_turn(title, text, question), reply + END]
+    parts = [chat.system(SYSTEM)]
+    for n, (title, text, question, reply, rewrite) in enumerate(EXAMPLES):
+        parts += [passage_turn(chat, title, text, question, first=n == 0), reply + chat.closer]
         if rewrite:
-            parts += [chatml_turn("user", REWRITE_TASK.format(answer=reply)), chatml_turn("assistant", rewrite)]
+            parts += [chat.turn("user", REWRITE_TASK.format(answer=reply)), chat.turn("assistant", rewrite)]
     return "".join(parts)
