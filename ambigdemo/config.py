@@ -44,8 +44,9 @@ GGUF_READER_HUB = "hf:"  # a reader model named by a pinned hub file: hf:OWNER/R
 
 
 def is_gguf_reader(name: str) -> bool:
-    """Whether reader model ``name`` is a GGUF file a user brings (a path, or a pinned hub file), not a built-in name."""
-    return name.startswith(GGUF_READER_HUB) or name.lower().endswith(".gguf")
+    """Whether reader model ``name`` is a GGUF file a user brings, not a built-in name: a pinned hub file, a ``.gguf``
+    file, or any path (Ollama's blobs have no suffix: ``~/.ollama/models/blobs/sha256-...``)."""
+    return name.startswith(GGUF_READER_HUB) or name.lower().endswith(".gguf") or "/" in name or os.sep in name
 
 
 def fitted_verifier(reader_model: str) -> Path | None:

@@ -53,6 +53,16 @@ MISTRAL_TEMPLATE = (  # Mistral 7B Instruct v0.1's: no system role (folded into 
     "{{ message['content'] + eos_token}}{% else %}{{ raise_exception('Only user and assistant roles are supported!') }}{% endif %}{% endfor %}"
 )
 
+QWEN3_TEMPLATE = (  # Qwen3's form, tools left out: the last reply after the last question keeps its (empty) thoughts
+    "{%- if messages[0].role == 'system' %}{{- '<|im_start|>system\\n' + messages[0].content + '<|im_end|>\\n' }}{%- endif %}"
+    "{%- set ns = namespace(last_user=0) %}{%- for m in messages %}{%- if m.role == 'user' %}{%- set ns.last_user = loop.index0 %}"
+    "{%- endif %}{%- endfor %}{%- for m in messages %}{%- if m.role == 'user' %}{{- '<|im_start|>user\\n' + m.content + '<|im_end|>\\n' }}"
+    "{%- elif m.role == 'assistant' %}{%- if loop.index0 > ns.last_user and loop.last %}"
+    "{{- '<|im_start|>assistant\\n<think>\\n\\n</think>\\n\\n' + m.content }}{%- else %}{{- '<|im_start|>assistant\\n' + m.content }}"
+    "{%- endif %}{{- '<|im_end|>\\n' }}{%- endif %}{%- endfor %}{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}"
+    "{%- if enable_thinking is defined and enable_thinking is false %}{{- '<think>\\n\\n</think>\\n\\n' }}{%- endif %}{%- endif %}"
+)
+
 
 @pytest.mark.parametrize("template,bos", [(QWEN_TEMPLATE, ""), (LLAMA3_TEMPLATE, "<|begin_of_text|>"), (GEMMA3_TEMPLATE, "<bos>")])
 def test_the_pieces_of_a_chat_template_render_a_conversation_as_the_template_does(template, bos):
@@ -65,6 +75,12 @@ def test_a_template_with_no_system_role_and_no_opener_folds_the_system_prompt_in
     chat = Chat.from_template(MISTRAL_TEMPLATE, "<s>", "</s>")
     assert chat.system("Be brief.") + chat.ask("Who wrote it?", first=True) == "<s>[INST] Be brief.\n\nWho wrote it? [/INST]"
     assert chat.render(TURNS) == "<s>[INST] Be brief.\n\nWho wrote it? [/INST]Tolstoy</s>[INST] When? [/INST]1869</s>[INST] Where? [/INST]"
+
+
+def test_qwen3_opens_a_reply_with_empty_thoughts_and_writes_earlier_replies_without():
+    chat = Chat.from_template(QWEN3_TEMPLATE)
+    assert chat.opener == "<|im_start|>assistant\n<think>\n\n</think>\n\n" and chat.past_opener == "<|im_start|>assistant\n"
+    assert chat.render(TURNS) == render(QWEN3_TEMPLATE, TURNS) + "<think>\n\n</think>\n\n"  # the readers ask for no thoughts
 
 
 def test_qwens_own_template_is_the_chatml_the_shipped_readers_read():
@@ -155,6 +171,15 @@ def test_a_built_reader_is_not_built_again(tiny_readers, tmp_path):
     said = io.StringIO()
     assert build_gguf_reader(str(gguf), folder.parent.parent, Steps(tmp_path / "log", said)) == folder
     assert said.getvalue() == f"reader: ok ({folder})\n"
+
+
+def test_an_ollama_blob_is_a_gguf_reader_by_its_path(tiny_readers, tmp_path):
+    """Ollama keeps its GGUF files as content-named blobs with no suffix: the path alone names the reader."""
+    gguf, folder = tiny_readers["llama"]
+    blob = tmp_path / "blobs" / "sha256-0123abcd"
+    blob.parent.mkdir()
+    shutil.copy(gguf, blob)
+    assert build_gguf_reader(str(blob), folder.parent.parent, quiet()) == folder
 
 
 def build_cli(name: str, models: Path) -> subprocess.CompletedProcess:
@@ -273,3 +298,14 @@ def test_an_unreachable_hub_or_an_unpinned_name_is_one_line(tmp_path, monkeypatc
                                         "(offline mode is on: HF_HUB_OFFLINE=1)")
     with pytest.raises(ReaderFileError, match="name a pinned hub file as hf:OWNER/REPO/FILE.gguf@REVISION"):
         build_gguf_reader("hf:someone/tiny.gguf", tmp_path, quiet())
+
+
+def test_bench_build_measures_a_gguf_given_by_path(tiny_readers):
+    gguf = tiny_readers["gemma3"][0]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-m", "ambigdemo", "bench", "--build", str(gguf), "--json"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    report = json.loads(run.stdout)[str(gguf)]
+    assert set(report) == {"wall_s", "peak_rss_gb", "peak_disk_gb", "model_gb"}, report
+    assert report["wall_s"] > 0 and report["peak_rss_gb"] > 0.1 and report["model_gb"] < 0.01, report  # a 0.4 MB file

@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
     for folder, only in targets:
         print(f"the {reader_model_of(folder)} reader is ready in {models / folder / 'generator'}" if only == ("generator",)
               else f"{folder} preset ready in {models / folder}")
+    if not args.reader_model and not args.only and is_gguf_reader(config.reader_model):  # the app's reader, a GGUF file
+        return build_own(config.reader_model, models)
     return 0
 
 
