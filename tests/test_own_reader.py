@@ -8,6 +8,7 @@ import io
 import json
 import os
 import shutil
+from dataclasses import replace
 import subprocess
 import sys
 from pathlib import Path
@@ -84,7 +85,19 @@ def test_qwen3_opens_a_reply_with_empty_thoughts_and_writes_earlier_replies_with
 
 
 def test_qwens_own_template_is_the_chatml_the_shipped_readers_read():
-    assert Chat.from_template(QWEN_TEMPLATE) == CHATML
+    """Every piece after a system turn (the readers always write one) is ChatML's; with no system turn Qwen's
+    template writes its default system prompt first, and so do its pieces."""
+    chat = Chat.from_template(QWEN_TEMPLATE)
+    assert replace(chat, start="") == CHATML
+    assert chat.render(TURNS[1:2]) == render(QWEN_TEMPLATE, TURNS[1:2]) != CHATML.render(TURNS[1:2])
+
+
+def test_a_conversation_with_no_system_turn_starts_as_the_template_starts_it():
+    chat = Chat.from_template(GEMMA3_TEMPLATE, "<bos>")
+    assert chat.render(TURNS[1:2]) == "<bos><start_of_turn>user\nWho wrote it?<end_of_turn>\n<start_of_turn>model\n"
+    unmarked = Chat.from_template(LLAMA3_TEMPLATE.replace("bos_token + ", ""), "<|begin_of_text|>", add_bos=True)
+    assert unmarked.system("S").startswith("<|begin_of_text|><|start_header_id|>system")  # the model's BOS, which the
+    assert unmarked.render(TURNS[1:2]).startswith("<|begin_of_text|><|start_header_id|>user")  # template left out
 
 
 def test_gemmas_system_prompt_goes_into_the_first_user_turn():
@@ -103,7 +116,7 @@ def test_gemmas_system_prompt_goes_into_the_first_user_turn():
     # the system prompt moved into the last user turn (Mistral v0.3's form): no turn can be cached before the next
     ("{% set sys = messages[0]['content'] if messages[0]['role'] == 'system' else '' %}{% for m in messages %}"
      "{% if m['role'] == 'user' %}[INST] {% if loop.last %}{{ sys }} {% endif %}{{ m['content'] }}[/INST]"
-     "{% elif m['role'] == 'assistant' %}{{ m['content'] }}</s>{% endif %}{% endfor %}", "it moves the system prompt"),
+     "{% elif m['role'] == 'assistant' %}{{ m['content'] }}</s>{% endif %}{% endfor %}", "opens the first user turn unlike the others"),
     # a date that only the latest turn carries: earlier turns change as the conversation grows
     ("{% for m in messages %}<{{ m['role'] }}>{% if loop.last %}(today) {% endif %}{{ m['content'] }}</{{ m['role'] }}>{% endfor %}"
      "{% if add_generation_prompt %}<assistant>{% endif %}", "renders"),
@@ -309,3 +322,15 @@ def test_bench_build_measures_a_gguf_given_by_path(tiny_readers):
     report = json.loads(run.stdout)[str(gguf)]
     assert set(report) == {"wall_s", "peak_rss_gb", "peak_disk_gb", "model_gb"}, report
     assert report["wall_s"] > 0 and report["peak_rss_gb"] > 0.1 and report["model_gb"] < 0.01, report  # a 0.4 MB file
+
+
+def test_train_verifier_fits_no_other_readers_score_for_a_reader_not_built(tmp_path, preset):
+    """Asked for a brought reader that is not built, ``train-verifier`` stops with one line instead of fitting the
+    fallback reader's score and overwriting the file shipped for it."""
+    shipped = (ROOT / "assets" / "verifier.json").read_bytes()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-m", "ambigdemo", "train-verifier", "--reader-model", str(tmp_path / "absent.gguf"),
+                          "--out", str(tmp_path / "run")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.stdout.startswith(f"error: The {tmp_path / 'absent.gguf'} reader is not built") and "Build the reader first: python -m ambigdemo build --reader-model" in run.stdout
+    assert (ROOT / "assets" / "verifier.json").read_bytes() == shipped and not (tmp_path / "run").exists()

@@ -65,6 +65,9 @@ def run(args: argparse.Namespace) -> int:
     if pipeline.reader is None:
         print("error: the verifier needs the LLM reader (AMBIGDEMO_READER=llm and a preset with a generator)")
         return 2
+    if config.reader_model and pipeline.reader_model != config.reader_model:  # it fell back: fit nobody else's score
+        print(f"error: {pipeline.notice} Build the reader first: python -m ambigdemo build --reader-model {config.reader_model}")
+        return 2
     export = args.export or (own_score(pipeline.reader_model, config.readers_dir or config.models_dir)
                              if is_gguf_reader(pipeline.reader_model) else fitted_verifier(pipeline.reader_model))
     if export is None:
@@ -80,6 +83,10 @@ def run(args: argparse.Namespace) -> int:
     dev_found = featurize(records(args.out / "dev.jsonl"), pipeline.retriever, nlp, reader=pipeline.reader)
     train_rows, train_labels = labelled(train_found)
     rows, labels = labelled(dev_found)
+    if len(set(train_labels)) < 2:  # a score needs right and wrong replies to tell apart
+        print(f"error: the reader's replies to {len(train_found)} train questions give {len(train_labels)} grounded answers, "
+              f"{sum(train_labels)} of them right: no score can be fitted (read more questions: --questions)")
+        return 2
     verifier = fit(train_rows, train_labels, l2=args.l2, names=names)
     swept = sweep(dev_found, verifier, THRESHOLDS)
     verifier = replace(verifier, threshold=args.threshold, more=args.more, also=args.also, passages=args.passages, relevance=args.relevance, branch_passages=args.branch_passages)

@@ -39,6 +39,7 @@ class Chat:
     opener: str
     closer: str
     past_opener: str = ""  # an earlier reply's opening where the template writes it apart (Qwen3's empty thoughts)
+    start: str = ""  # before a conversation with no system turn (a BOS, or a default system turn the template adds)
 
     def system(self, content: str) -> str:
         return self.sys_pre + content + self.sys_post
@@ -61,7 +62,7 @@ class Chat:
         turns = [(m.role, m.content) for m in messages]
         if system_prompt and (not turns or turns[0][0] != "system"):
             turns.insert(0, ("system", system_prompt))
-        out, after_system = [], False
+        out, after_system = [] if turns and turns[0][0] == "system" else [self.start], False
         for role, content in turns:
             out.append(self.turn(role, content, first=after_system))
             after_system = role == "system"
@@ -102,23 +103,24 @@ class Chat:
             raise TemplateError("its chat template ends the first user turn unlike the others")
         past = replied[len(user_post):]
         past = "" if past == opener else past
+        bare = _before(first, u1)  # what the template writes before a first user turn when there is no system turn
+        if not bare.endswith(user_pre):
+            raise TemplateError("its chat template opens the first user turn unlike the others")
+        start = bare[: len(bare) - len(user_pre)]
         if folded:
-            head = _before(probe, u1)
-            if not head.endswith(user_pre):
-                raise TemplateError("its chat template opens the first user turn unlike the others")
-            start = head[: len(head) - len(user_pre)]
-            pieces = cls(head, FOLD, user_pre, "", user_post, opener, closer, past)
+            pieces = cls(bare, FOLD, user_pre, "", user_post, opener, closer, past, start)
         else:
-            start, to_user = "", _between(probe, s, u1)
+            to_user = _between(probe, s, u1)
             standalone = user_pre != "" and to_user.endswith(user_pre)
             pieces = cls(_before(probe, s), to_user[: len(to_user) - len(user_pre)] if standalone else to_user, user_pre,
-                         user_pre if standalone else "", user_post, opener, closer, past)
+                         user_pre if standalone else "", user_post, opener, closer, past, start)
         turns = [("user", u1), ("assistant", a1), ("user", u2), ("assistant", a2), ("user", u3)]
-        turns = turns if folded else [("system", s), *turns]
-        if start + pieces.render([_Turn(r, c) for r, c in turns]) != render(turns, True):
-            raise TemplateError("its chat template renders earlier turns differently as the conversation grows")
-        if add_bos and bos_token and not pieces.sys_pre.startswith(bos_token):
-            pieces = cls(bos_token + pieces.sys_pre, *_fields(pieces)[1:])
+        for conversation in [turns] if folded else [turns, [("system", s), *turns]]:
+            if pieces.render([_Turn(r, c) for r, c in conversation]) != render(conversation, True):
+                raise TemplateError("its chat template renders earlier turns differently as the conversation grows")
+        if add_bos and bos_token:
+            pieces = cls(*(bos_token + piece if at in (0, 8) and not piece.startswith(bos_token) else piece
+                           for at, piece in enumerate(_fields(pieces))))
         return pieces
 
 
@@ -134,7 +136,7 @@ class _Turn:
 
 def _fields(chat: Chat) -> tuple:
     return (chat.sys_pre, chat.sys_post, chat.user_pre, chat.first_user_pre, chat.user_post, chat.opener, chat.closer,
-            chat.past_opener)
+            chat.past_opener, chat.start)
 
 
 def _renderer(template: str, bos_token: str, eos_token: str):
