@@ -9,6 +9,7 @@ once whole, with its manifest last: a failed or killed build leaves nothing that
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -48,8 +49,10 @@ def build_gguf_reader(name: str, models_dir: Path, steps: Steps | None = None) -
             return folder
     except ArtifactError:
         pass
+    free = available_memory()
+    short = f", more than the {free / GB:.1f} GB available now" if free and free < info.expected_peak_bytes else ""
     steps.say(f"reader: {info.name} ({info.architecture}, {info.bytes / GB:.2f} GB); the export expects a peak of "
-              f"about {info.expected_peak_bytes / GB:.1f} GB of memory")
+              f"about {info.expected_peak_bytes / GB:.1f} GB of memory{short}")
     staging = folder.with_name("generator.partial")
     shutil.rmtree(staging, ignore_errors=True)
     try:
@@ -62,3 +65,17 @@ def build_gguf_reader(name: str, models_dir: Path, steps: Steps | None = None) -
     shutil.rmtree(folder, ignore_errors=True)
     staging.replace(folder)
     return folder
+
+
+def available_memory() -> int:
+    """Bytes of memory available now: Linux's ``MemAvailable`` (page cache counted free), else the free pages, else 0."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 0
