@@ -303,6 +303,31 @@ def test_a_pinned_hub_gguf_is_downloaded_checked_and_built(hub, tmp_path, tiny_r
     assert not any((tmp_path / "other").rglob("*.gguf"))
 
 
+def test_a_hub_gguf_cut_short_is_resumed_with_a_range_request(tmp_path, monkeypatch):
+    """A file bigger than huggingface_hub's 10 MB read: the first download stops at 60% and the hub goes down (one
+    line, nothing built); the next one asks only for the rest, and builds."""
+    big = write_tiny_gguf(tmp_path / "big.gguf", "llama", pad_bytes=24 << 20)
+    server = FakeHub({("model", "someone/big-GGUF"): Repo("model", "5" * 40, {"big.gguf": RepoFile(big, lfs=True)})})
+    monkeypatch.setenv("HF_ENDPOINT", server.url)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", False)
+    name, models = "hf:someone/big-GGUF/big.gguf@" + "5" * 40, tmp_path / "models"
+    try:
+        server.drop["big.gguf"], server.outage_after_drop = 0.6, True
+        with pytest.raises(HubUnavailable, match="download interrupted") as caught:
+            build_gguf_reader(name, models, quiet())
+        assert "\n" not in str(caught.value) and not list(models.glob("gguf-*"))
+        kept = sum(f.stat().st_size for f in models.rglob("*.incomplete"))
+        assert kept > 0
+        server.outage = False
+        server.requests.clear()
+        folder = build_gguf_reader(name, models, quiet())
+        assert [r for m, p, r in server.requests if m == "GET" and p.endswith("big.gguf")] == [f"bytes={kept}-"]
+        assert OnnxChatGenerator(folder).chat == Chat.from_template(LLAMA3_TEMPLATE, "<|begin_of_text|>")
+    finally:
+        server.close()
+
+
 def test_an_unreachable_hub_or_an_unpinned_name_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(HubUnavailable) as caught:

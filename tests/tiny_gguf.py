@@ -65,8 +65,9 @@ def _spm_vocab() -> tuple[list[str], list[int], list[float]]:
     return tokens, kinds, scores
 
 
-def write_tiny_gguf(path: Path, arch: str, seed: int = 0, template: str | None = "default") -> Path:
-    """A tiny ``arch`` model (qwen2, llama or gemma3) at ``path``; ``template`` None writes no chat template."""
+def write_tiny_gguf(path: Path, arch: str, seed: int = 0, template: str | None = "default", pad_bytes: int = 0) -> Path:
+    """A tiny ``arch`` model (qwen2, llama or gemma3) at ``path``; ``template`` None writes no chat template;
+    ``pad_bytes``: a tensor no model reads, to make the file that big (a download that can be cut mid-file)."""
     from gguf import GGUFWriter
 
     rng = np.random.default_rng(seed)
@@ -146,6 +147,8 @@ def write_tiny_gguf(path: Path, arch: str, seed: int = 0, template: str | None =
             writer.add_tensor(blk + "attn_k_norm.weight", (1.0 + 0.1 * rng.standard_normal(HEAD_DIM)).astype(np.float32))
             writer.add_tensor(blk + "post_attention_norm.weight", norm())
             writer.add_tensor(blk + "post_ffw_norm.weight", norm())
+    if pad_bytes:
+        writer.add_tensor("padding.weight", np.zeros(pad_bytes // 4, np.float32))
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
