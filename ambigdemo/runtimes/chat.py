@@ -82,12 +82,19 @@ class Chat:
         except TemplateError:
             probe = render([("user", u1), ("assistant", a1), ("user", u2)], True)  # no system role: fold it in
             folded = True
-        first, first_open = render([("user", u1)], False), render([("user", u1)], True)
-        closed = render([("user", u1), ("assistant", a1)], False)
+        def unended(text: str, going_on: str) -> str:
+            """``text`` as it reads inside a longer conversation (``going_on``): without the EOS some templates end
+            a conversation with (Phi-3's) where the longer one does not write it there."""
+            if eos_token and text.endswith(eos_token) and not going_on.startswith(text):
+                return text[: len(text) - len(eos_token)]
+            return text
+
+        first_open = render([("user", u1)], True)
+        first = unended(render([("user", u1)], False), first_open)
         if not first_open.startswith(first):
             raise TemplateError("its chat template changes the conversation when it opens the assistant's reply")
         opener = first_open[len(first):]  # "" where a reply follows the user turn directly (Mistral's [/INST])
-        closer = _after(closed, a1)
+        closer = unended(_after(render([("user", u1), ("assistant", a1)], False), a1), _after(probe, a1))
         after_u2 = _after(probe, u2)
         if not after_u2.endswith(opener):
             raise TemplateError("its chat template does not end a conversation with the assistant's opening")
