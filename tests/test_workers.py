@@ -53,3 +53,27 @@ def test_a_failure_reaches_the_caller_and_closing_stops_the_worker() -> None:
     stream.close()
     assert workers.call(lambda: "free again") == "free again"  # the one worker is not stuck producing
     assert len(produced) <= AHEAD + 2  # it stopped once nobody took its items
+
+
+def test_a_stream_nobody_takes_from_or_closes_frees_its_worker(monkeypatch) -> None:
+    """A consumer that stops taking items without closing its stream (a browser closed mid-answer) no longer
+    holds the worker for ever: after the stall limit the worker stops, closes its source and serves the next
+    answer (before, one such stream blocked a thread of the app, and the interpreter's exit waited on it)."""
+    monkeypatch.setattr("ambigdemo.ui.workers.STALL_S", 0.5)
+    workers = Workers(1)
+    closed = threading.Event()
+
+    def endless():
+        try:
+            n = 0
+            while True:
+                yield n
+                n += 1
+        finally:
+            closed.set()
+
+    abandoned = workers.stream(endless)
+    assert next(abandoned) == 0  # taken once, then neither read nor closed again
+    assert closed.wait(timeout=60), "the source was never closed"
+    assert workers.call(lambda: "free again") == "free again"
+    del abandoned

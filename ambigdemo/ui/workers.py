@@ -18,6 +18,10 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 _DONE = object()
 AHEAD = 8  # items a stream's worker may produce before its consumer takes them
+# A consumer that takes nothing for this long has gone without closing its stream (a browser closed mid-answer
+# whose generator the server keeps): the worker stops and its thread serves the next answer. Gradio takes each
+# item as soon as it is made, so a live stream never waits this long.
+STALL_S = 30.0
 
 
 class Workers:
@@ -35,23 +39,30 @@ class Workers:
         stop = threading.Event()
 
         def hand(entry: tuple) -> bool:
-            """Queue ``entry`` unless the consumer has gone; False when it has."""
-            while not stop.is_set():
+            """Queue ``entry`` unless the consumer has gone (closed its stream, or took nothing for ``STALL_S``);
+            False when it has."""
+            waited = 0.0
+            while not stop.is_set() and waited < STALL_S:
                 try:
                     items.put(entry, timeout=0.1)
                     return True
                 except queue.Full:
-                    continue
+                    waited += 0.1
+            stop.set()
             return False
 
         def produce() -> None:
+            source = iter(fn(*args))
             try:
-                for item in fn(*args):
+                for item in source:
                     if not hand((True, item)):
                         return
                 hand((True, _DONE))
             except BaseException as exc:  # handed to the consumer, which raises it
                 hand((False, exc))
+            finally:
+                if hasattr(source, "close"):
+                    source.close()  # a generator left mid-way ends now, on its own thread
 
         self.pool.submit(produce)
         try:
