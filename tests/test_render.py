@@ -201,3 +201,16 @@ def test_conversation_turns_are_escaped_and_show_the_standalone_question():
     assert "answered as: When was William Shakespeare born?" in html
     assert "cannot answer from the passages" in html
     assert html.count('data-testid="turn"') == 2 and conversation_html([]) == ""
+
+
+def test_the_contrast_tab_shows_each_sides_less_certain_answers_under_also(fast):
+    """The score puts Pretoria under "also in the passages" for the capital of South Africa: the Contrast tab's side
+    shows it there too, its number that of the side's own passage list (no link into the Ask tab)."""
+    result = fast.ask("What is the capital of South Africa?")
+    assert result.also, "the 0.5B's score shows a less certain capital"
+    html = render.contrast_html(result, None)
+    tags = Tags(html).tags
+    also = [attrs for tag, attrs in tags if attrs.get("data-testid") == "also"]
+    assert len(also) == len(result.also) and all(a.answer in html for a in result.also)
+    assert "Also in the passages" in html and not any(tag == "a" for tag, _ in tags)
+    assert tag_names(html) <= ALLOWED

@@ -83,14 +83,17 @@ def marked(sentence: str, answer: str) -> str:
     return f"{escape(sentence[:at])}<mark>{escape(sentence[at:end])}</mark>{escape(sentence[end:])}"
 
 
-def also_html(also: list[Also], numbers: dict[str, int]) -> str:
+def also_html(also: list[Also], numbers: dict[str, int], link: bool = True) -> str:
     """"Also in the passages": answers that scored under the readings, each with the sentence stating it and
-    its passage, not rewritten and not in the paragraph ("" for none)."""
+    its passage's number (``link``: a link to the passage below), not rewritten and not in the paragraph ("" for none)."""
     if not also:
         return ""
+
+    def cite(n: int) -> str:
+        return f'<a class="cite" href="#{anchor(n)}">[{n}]</a>' if link else f'<span class="cite">[{n}]</span>'
+
     items = "".join(
-        f'<li data-testid="also"><b>{escape(a.answer)}</b> '
-        f'<a class="cite" href="#{anchor(numbers[a.passage])}">[{numbers[a.passage]}]</a>'
+        f'<li data-testid="also"><b>{escape(a.answer)}</b> {cite(numbers[a.passage])}'
         f'<div class="ad-also-sentence">“{marked(a.sentence, a.answer)}”</div></li>'
         for a in also if a.passage in numbers
     )
@@ -162,15 +165,18 @@ def contrast_html(a: Result, b: Result | None, credit: str = WIKI_CREDIT) -> str
 
 
 def _side_html(name: str, result: Result, shared: set[str]) -> str:
+    """One question's answers, the less certain ones under "Also in the passages", and its passages."""
     answers = "".join(f"<li>{escape(i.answer)}</li>" for i in result.interpretations) or f"<li>{escape(result.message or 'No answer found.')}</li>"
     passages = "".join(
         f'<li class="{"ad-shared" if p.id in shared else ""}" data-testid="contrast-passage">'
         f'<b>{escape(p.title)}</b> <span class="ad-score">{p.score:.2f}</span>{" <i>in both</i>" if p.id in shared else ""}</li>'
         for p in result.passages
     )
+    numbers = {p.id: n for n, p in enumerate(result.passages, 1)}  # the side's own numbered list
     return (
         f'<div class="ad-side" data-testid="side-{name.lower()}"><div class="ad-label">{name}: {escape(result.question)}</div>'
-        f'<ul class="ad-answers">{answers}</ul><ol class="ad-passages">{passages}</ol></div>'
+        f'<ul class="ad-answers">{answers}</ul>{also_html(result.also, numbers, link=False)}'
+        f'<ol class="ad-passages">{passages}</ol></div>'
     )
 
 
