@@ -148,7 +148,7 @@ def rules_notice(config: Config, reader: Any, reader_model: str) -> str:
     """A brought reader with no score fitted for it answers by verify's rules: said, with the command that fits one."""
     if reader is None or reader.verifier is not None or config.verifier != "on" or not is_gguf_reader(reader_model):
         return ""
-    return (f"No score is fitted for the reader {reader_model}: verify's rules, which read no model's own score, choose its "
+    return (f"No score is fitted for the reader {reader_model}: verify's rules (no model-specific fit) choose its "
             f"answers (fit one: python -m ambigdemo train-verifier --reader-model {reader_model} --out RUN).")
 
 

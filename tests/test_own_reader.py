@@ -273,7 +273,7 @@ def test_ask_reads_with_a_brought_reader_end_to_end(tmp_path, preset, tiny_reade
     assert data["question"] == "Who wrote War and Peace?" and len(data["passages"]) == 8
     lines = run.stderr.splitlines()
     assert lines[0].startswith("reader: tiny gemma3 (gemma3, ") and "the export expects a peak of about" in lines[0]
-    assert lines[-1] == (f"No score is fitted for the reader {gguf}: verify's rules, which read no model's own score, choose "
+    assert lines[-1] == (f"No score is fitted for the reader {gguf}: verify's rules (no model-specific fit) choose "
                          f"its answers (fit one: python -m ambigdemo train-verifier --reader-model {gguf} --out RUN).")
     shutil.copy(ROOT / "assets" / "verifier.json", own_score(str(gguf), models))
     again = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
