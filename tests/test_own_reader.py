@@ -300,6 +300,9 @@ def test_a_pinned_hub_gguf_is_downloaded_checked_and_built(hub, tmp_path, tiny_r
     assert folder.parent.name == tiny_readers["llama"][1].parent.name  # the same file: the same sha256-named folder
     assert OnnxChatGenerator(folder).chat == Chat.from_template(LLAMA3_TEMPLATE, "<|begin_of_text|>")
     assert built_reader(name, tmp_path) == folder
+    hub.outage, asked = True, len(hub.requests)  # built: a later start asks the hub nothing
+    assert build_gguf_reader(name, tmp_path, quiet()) == folder and len(hub.requests) == asked
+    hub.outage = False
     hub.corrupt.add("tiny.Q8_0.gguf")
     with pytest.raises(ChecksumError, match="fails its sha256 check"):
         build_gguf_reader("hf:someone/tiny-llama-GGUF/tiny.Q8_0.gguf@v1", tmp_path / "other", quiet())

@@ -21,9 +21,10 @@ GB = 1e9
 
 
 def gguf_file(name: str, models_dir: Path, steps: Steps) -> Path:
-    """The reader's GGUF on this machine: the path given, or the pinned hub file, downloaded once and checked."""
+    """The reader's GGUF on this machine: the path given, or the pinned hub file, downloaded once and checked (a
+    download takes its place only once checked, so a file there needs no network)."""
     path = local_file(name, models_dir)
-    if name.startswith(HUB_PREFIX):
+    if name.startswith(HUB_PREFIX) and not path.is_file():
         from ambigdemo.presets.hub import download_file
 
         hub = HubFile.parse(name)
@@ -40,15 +41,15 @@ def build_gguf_reader(name: str, models_dir: Path, steps: Steps | None = None) -
     models_dir = Path(models_dir)
     steps = steps or Steps(models_dir / BUILD_LOG)
     path = gguf_file(name, models_dir, steps)
-    info = inspect(path)
-    digest = file_sha256(path, models_dir)
+    digest = file_sha256(path, models_dir) if path.is_file() else ""
     folder = home(models_dir, digest) / "generator"
     try:
-        if verify_manifest(folder, build_command(name), deep=False).get("sha256") == digest:
-            steps.say(f"reader: ok ({folder})")
+        if digest and verify_manifest(folder, build_command(name), deep=False).get("sha256") == digest:
+            steps.say(f"reader: ok ({folder})")  # built already: its header is not read again (seconds for a big vocabulary)
             return folder
     except ArtifactError:
         pass
+    info = inspect(path)
     free = available_memory()
     short = f", more than the {free / GB:.1f} GB available now" if free and free < info.expected_peak_bytes else ""
     steps.say(f"reader: {info.name} ({info.architecture}, {info.bytes / GB:.2f} GB); the export expects a peak of "
