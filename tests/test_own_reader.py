@@ -365,3 +365,23 @@ def test_train_verifier_fits_no_other_readers_score_for_a_reader_not_built(tmp_p
     assert run.returncode == 2, run.stdout + run.stderr
     assert run.stdout.startswith(f"error: The {tmp_path / 'absent.gguf'} reader is not built") and "Build the reader first: python -m ambigdemo build --reader-model" in run.stdout
     assert (ROOT / "assets" / "verifier.json").read_bytes() == shipped and not (tmp_path / "run").exists()
+
+
+def test_bench_serves_a_brought_reader_and_refuses_one_not_built(tmp_path, preset):
+    """``bench --readers`` measures the reader named, or stops: a reader not built would be measured as the
+    fallback it falls back to."""
+    gguf = write_tiny_gguf(tmp_path / "tiny.gguf", "llama")
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "embedded").symlink_to(preset.root, target_is_directory=True)
+    build_gguf_reader(str(gguf), models, quiet())
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "AMBIGDEMO_MODELS_DIR": str(models)}
+    command = [sys.executable, "-m", "ambigdemo", "bench", "-n", "1", "--cold-runs", "1", "--json", "--readers", str(gguf)]
+    run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    measured = json.loads(run.stdout)["readers"][str(gguf)]
+    assert measured["peak_rss_mb"] > 0 and "total" in measured["stages"]
+    absent = str(tmp_path / "absent.gguf")
+    run = subprocess.run(command[:-1] + [absent], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 2 and run.stderr.splitlines() == [
+        f"error: not built: {absent} (build first: python -m ambigdemo build --reader-model READER)"], run.stderr

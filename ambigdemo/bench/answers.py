@@ -55,6 +55,7 @@ def worker(n: int, use_generator: bool, reader: str = "llm") -> dict:
         "peak_rss_mb": rss_mb,
         "rss_after": rss_after,
         "torch_loaded": "torch" in sys.modules,
+        "reader_model": pipeline.reader_model,
     }
 
 
@@ -91,7 +92,12 @@ def summarize_runs(runs: list[dict]) -> dict:
 def run_readers(readers: list[str], n: int = 50, cold_runs: int = 3) -> dict:
     """The answer benchmark of each reader (a built-in name or a built GGUF reader), side by side: rounds of one
     fresh process per reader, so a slower minute of a shared machine falls on every reader alike; medians."""
-    rounds = [{reader: run_worker(n, use_generator=True, reader_model=reader) for reader in readers} for _ in range(cold_runs)]
+    rounds = []
+    for _ in range(cold_runs):
+        rounds.append({reader: run_worker(n, use_generator=True, reader_model=reader) for reader in readers})
+        fell_back = sorted(r for r, w in rounds[-1].items() if w["reader_model"] != r)
+        if fell_back:  # the pipeline answered with the fallback reader: its figures are not this reader's
+            raise ValueError(f"not built: {', '.join(fell_back)} (build first: python -m ambigdemo build --reader-model READER)")
     report = {"questions": n, "readers": {}}
     for reader in readers:
         workers = [r[reader] for r in rounds]

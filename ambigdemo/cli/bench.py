@@ -79,7 +79,11 @@ def run(args: argparse.Namespace) -> int:
     elif args.readers:
         from ambigdemo.bench.answers import run_readers
 
-        report = run_readers(args.readers, args.n, args.cold_runs)
+        try:
+            report = run_readers(args.readers, args.n, args.cold_runs)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     elif args.readings is not None:
         return _readings(args)
     elif args.funnel is not None:
