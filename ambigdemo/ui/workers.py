@@ -67,7 +67,12 @@ class Workers:
         self.pool.submit(produce)
         try:
             while True:
-                ok, item = items.get()
+                try:
+                    ok, item = items.get(timeout=0.1)
+                except queue.Empty:
+                    if stop.is_set():  # the worker gave up on this stream: it ends here, nobody waits for ever
+                        return
+                    continue
                 if not ok:
                     raise item
                 if item is _DONE:
