@@ -47,8 +47,16 @@ def upload(page, elem_id: str, path: Path) -> None:
 
 
 def admin_message(page, text: str) -> str:
+    """The admin message once it says ``text``; if it never does, the failure quotes what it says instead (a wrong
+    token, another action's message: one run of this suite timed out here once, unexplained)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     message = page.locator("#admin-message").filter(has_text=text)
-    message.wait_for()
+    try:
+        message.wait_for()
+    except PlaywrightTimeout:
+        shown = page.locator("#admin-message").inner_text(timeout=5_000)
+        raise AssertionError(f"the admin message never said {text!r}; it says {shown!r}") from None
     return message.inner_text()
 
 
