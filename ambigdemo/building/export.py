@@ -21,7 +21,6 @@ from ambigdemo.runtimes.specs import RECIPES, EmbedderSpec, GeneratorSpec
 
 CHATML_START = "<|im_start|>"
 CHATML_END = "<|im_end|>"
-CONTROL = 3  # a GGUF token type: a control token (a turn's marker, BOS, EOS)
 OWN_CONTEXT = 8192  # a brought reader's KV cache stops here (the readers' turns need under 2,048)
 
 
@@ -155,14 +154,10 @@ def _export_float(src: Path, out: Path, quant: str | None, gguf_file: str | None
 def _own_spec(own: GgufInfo, out: Path, eos: list[int]) -> GeneratorSpec:
     """The chat template's spec: the header's control tokens made whole in ``tokenizer.json`` (a converted
     tokenizer may spell ``<start_of_turn>`` in pieces), and the first token that closes a reply among the end ids."""
-    from gguf import GGUFReader
     from tokenizers import AddedToken, Tokenizer
 
-    header = GGUFReader(str(own.path))
-    tokens, kinds = header.fields["tokenizer.ggml.tokens"], header.fields.get("tokenizer.ggml.token_type")
-    control = [str(tokens.contents(i)) for i, kind in enumerate(kinds.contents() if kinds else []) if kind == CONTROL]
     tokenizer = Tokenizer.from_file(str(out / "tokenizer.json"))
-    tokenizer.add_special_tokens([AddedToken(t, normalized=False, special=True) for t in control])
+    tokenizer.add_special_tokens([AddedToken(t, normalized=False, special=True) for t in own.control_tokens])
     tokenizer.save(str(out / "tokenizer.json"))
     chat = own.chat()
     closing = tokenizer.encode(chat.closer, add_special_tokens=False).ids[:1]

@@ -47,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
     import json
     from dataclasses import replace
 
-    from ambigdemo.config import Config, fitted_verifier, is_gguf_reader
-    from ambigdemo.presets.gguf_reader import own_score
+    from ambigdemo.config import Config
+    from ambigdemo.stages.reader.configure import score_file
     from ambigdemo.evaluation.datasets import load_ambignq
     from ambigdemo.files import replace_text
     from ambigdemo.pipeline import Pipeline
@@ -68,8 +68,7 @@ def run(args: argparse.Namespace) -> int:
     if config.reader_model and pipeline.reader_model != config.reader_model:  # it fell back: fit nobody else's score
         print(f"error: {pipeline.notice} Build the reader first: python -m ambigdemo build --reader-model {config.reader_model}")
         return 2
-    export = args.export or (own_score(pipeline.reader_model, config.readers_dir or config.models_dir)
-                             if is_gguf_reader(pipeline.reader_model) else fitted_verifier(pipeline.reader_model))
+    export = args.export or score_file(config, pipeline.reader_model)
     if export is None:
         print(f"error: no verifier file is kept for the {pipeline.reader_model!r} reader: name one with --export")
         return 2

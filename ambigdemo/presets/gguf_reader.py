@@ -25,6 +25,7 @@ from ambigdemo.config import GGUF_READER_HUB as HUB_PREFIX
 # written as "llama" by llama.cpp; one labelled "mistral" is refused: transformers 4.57 cannot convert its tokenizer.
 ARCHITECTURES = ("qwen2", "qwen3", "llama", "gemma2", "gemma3", "phi3")
 FOLDER_PREFIX = "gguf-"
+CONTROL = 3  # a GGUF token type: a control token (a turn's marker, BOS, EOS)
 HASHES = "cache/gguf-sha256.json"  # under the models folder: a file's sha256 by path, size and time (hashed once)
 # The lean export's peak memory: a fixed part (torch, transformers, the traced graph), the file's int4 weights held
 # once, and about 3.7 copies of the largest float tensor (de-quantized, transposed, quantized); fitted on the two
@@ -69,6 +70,7 @@ class GgufInfo:
     eos_token: str
     add_bos: bool
     end_ids: tuple[int, ...]  # eos, end-of-turn and end-of-message ids the header names
+    control_tokens: tuple[str, ...]  # the vocabulary's control tokens (turn markers, BOS, EOS): kept whole by the export
     context_length: int
     bytes: int
     largest_tensor: int  # elements of the largest tensor (the embedding table, mostly)
@@ -117,6 +119,7 @@ def inspect(path: Path) -> GgufInfo:
         chat_template=str(field.get("tokenizer.chat_template", "")),
         bos_token=token("tokenizer.ggml.bos_token_id"), eos_token=token("tokenizer.ggml.eos_token_id"),
         add_bos=bool(field.get("tokenizer.ggml.add_bos_token", False)), end_ids=ends,
+        control_tokens=_control_tokens(reader),
         context_length=int(field.get(f"{arch}.context_length", 2048)), bytes=size,
         largest_tensor=max(int(t.n_elements) for t in reader.tensors),
     )
@@ -125,6 +128,14 @@ def inspect(path: Path) -> GgufInfo:
     except TemplateError as exc:
         raise ReaderFileError(f"{path}: {exc}; the readers need an instruction-tuned model's chat template") from exc
     return info
+
+
+def _control_tokens(reader) -> tuple[str, ...]:
+    """The vocabulary's tokens of GGUF type CONTROL."""
+    tokens, kinds = reader.fields.get("tokenizer.ggml.tokens"), reader.fields.get("tokenizer.ggml.token_type")
+    if tokens is None or kinds is None:
+        return ()
+    return tuple(str(tokens.contents(i)) for i, kind in enumerate(kinds.contents()) if kind == CONTROL)
 
 
 def _fields(reader) -> dict:

@@ -290,20 +290,27 @@ def _expectations(component: Component, info: Any) -> dict[str, Expected]:
                 f"{component.source} (commit {info.sha}) has no file {rf.remote!r}; the preset spec in "
                 "ambigdemo/presets/catalog.py does not match the repository"
             )
-        lfs = sibling.lfs
-        hub_sha256 = lfs.sha256 if lfs is not None else None
-        hub_size = lfs.size if lfs is not None else sibling.size
+        hub = _hub_expected(sibling)
+        hub_sha256 = hub.sha256
         if rf.sha256 and hub_sha256 and rf.sha256 != hub_sha256:
             raise ChecksumError(
                 f"{component.source}/{rf.remote}: the hub says sha256 {hub_sha256}, the preset pins {rf.sha256}; "
                 "the repository changed under the pin or the spec is wrong (nothing was downloaded)"
             )
         out[rf.remote] = Expected(
-            size=rf.size if rf.size is not None else hub_size,
+            size=rf.size if rf.size is not None else hub.size,
             sha256=rf.sha256 or hub_sha256,
             git_sha1=None if (rf.sha256 or hub_sha256) else sibling.blob_id,
         )
     return out
+
+
+def _hub_expected(sibling: Any) -> Expected:
+    """What the hub's record says a file is: its LFS size and sha256, or a small file's size and git blob id."""
+    lfs = sibling.lfs
+    if lfs is not None:
+        return Expected(size=lfs.size, sha256=lfs.sha256, git_sha1=None)
+    return Expected(size=sibling.size, sha256=None, git_sha1=sibling.blob_id)
 
 
 def _install(
@@ -487,9 +494,7 @@ def download_file(repo_id: str, filename: str, revision: str, dest: Path, label:
     sibling = next((s for s in info.siblings or () if s.rfilename == filename), None)
     if sibling is None:
         raise ArtifactError(f"{repo_id}@{revision} (commit {info.sha}) has no file {filename!r}")
-    lfs = sibling.lfs
-    want = Expected(size=lfs.size if lfs else sibling.size, sha256=lfs.sha256 if lfs else None,
-                    git_sha1=None if lfs else sibling.blob_id)
+    want = _hub_expected(sibling)
     if dest.is_file() and _problem(dest, want) is None:
         return dest
     staging = dest.parent / STAGING

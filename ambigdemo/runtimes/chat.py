@@ -13,7 +13,7 @@ conversation grows (one that moves the system prompt into the last user turn, sa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cache
 
@@ -125,9 +125,9 @@ class Chat:
         for conversation in [turns] if folded else [turns, [("system", s), *turns]]:
             if pieces.render([_Turn(r, c) for r, c in conversation]) != render(conversation, True):
                 raise TemplateError("its chat template renders earlier turns differently as the conversation grows")
-        if add_bos and bos_token:
-            pieces = cls(*(bos_token + piece if at in (0, 8) and not piece.startswith(bos_token) else piece
-                           for at, piece in enumerate(_fields(pieces))))
+        if add_bos and bos_token:  # the pieces that open a conversation
+            pieces = replace(pieces, **{name: bos_token + getattr(pieces, name) for name in ("sys_pre", "start")
+                                        if not getattr(pieces, name).startswith(bos_token)})
         return pieces
 
 
@@ -139,11 +139,6 @@ CHATML = Chat("<|im_start|>system\n", "<|im_end|>\n", "<|im_start|>user\n", "<|i
 class _Turn:
     role: str
     content: str
-
-
-def _fields(chat: Chat) -> tuple:
-    return (chat.sys_pre, chat.sys_post, chat.user_pre, chat.first_user_pre, chat.user_post, chat.opener, chat.closer,
-            chat.past_opener, chat.start)
 
 
 def _renderer(template: str, bos_token: str, eos_token: str):

@@ -52,13 +52,19 @@ def configured_verifier(config: Config, reader_model: str) -> Verifier | None:
     return verifier if config.verifier_threshold is None else replace(verifier, threshold=config.verifier_threshold)
 
 
-def fitted_score(config: Config, reader_model: str) -> Path | None:
-    """The score fitted for ``reader_model``: a built-in reader's in ``config.VERIFIERS``, a GGUF reader's beside it
-    (None: none fitted)."""
+def score_file(config: Config, reader_model: str) -> Path | None:
+    """Where the score of ``reader_model`` is kept (``train-verifier`` writes it there): a built-in reader's in
+    ``config.VERIFIERS``, a GGUF reader's beside it; None: nowhere (a preset's own reader)."""
     if not is_gguf_reader(reader_model):
         return fitted_verifier(reader_model)
+    return own_score(reader_model, config.readers_dir or config.models_dir)
+
+
+def fitted_score(config: Config, reader_model: str) -> Path | None:
+    """The score fitted for ``reader_model``: a built-in reader's file (a missing one an error when loaded), a GGUF
+    reader's when one was fitted (None: none, or the reader's file is gone)."""
     try:
-        path = own_score(reader_model, config.readers_dir or config.models_dir)
-    except OSError:  # its file is gone: the reader could not load either
+        path = score_file(config, reader_model)
+    except OSError:  # a GGUF reader whose file is gone: the reader could not load either
         return None
-    return path if path.is_file() else None
+    return None if path is None or (is_gguf_reader(reader_model) and not path.is_file()) else path
