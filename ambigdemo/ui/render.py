@@ -197,10 +197,11 @@ def failed_js(first: str, n_outputs: int = 1, echo: bool = False, unless: str = 
     ``first`` into the first of ``n_outputs``, the others emptied; ``echo`` puts the handler's one
     input before them (an example's text into the question box). Where the JavaScript condition
     ``unless`` holds, the failure was asked for (Gradio runs the failure handlers of the events a
-    click cancels): every output is emptied, no message."""
+    click cancels): every output is emptied, no message, and ``window.ambigdemoQuiet`` counts it (a page
+    waits on it to know a cancelled answer has ended in the browser too)."""
     values = json.dumps([first] + [""] * (n_outputs - 1))
     quiet = json.dumps([""] * (n_outputs + echo))
-    chosen = f"({unless}) ? {quiet} : " if unless else ""
+    chosen = f"({unless}) ? (window.ambigdemoQuiet = (window.ambigdemoQuiet || 0) + 1, {quiet}) : " if unless else ""
     return f"(text) => {chosen}[text, ...{values}]" if echo else f"() => {chosen}{values}"
 
 
