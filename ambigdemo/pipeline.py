@@ -16,7 +16,7 @@ from ambigdemo.runtimes.onnx import OnnxChatGenerator
 from ambigdemo.stages.answers import HeuristicReader
 from ambigdemo.stages.followup import FollowUps, Standalone
 from ambigdemo.stages.question import Question
-from ambigdemo.stages.reader import LlmReader, MalformedOutput
+from ambigdemo.stages.reader import LlmReader, MalformedOutput, ReaderRun
 from ambigdemo.stages.reader.configure import configured_reader
 from ambigdemo.stages.retrieve import Retriever
 from ambigdemo.stages.rewrite import Rewriter
@@ -139,15 +139,30 @@ class Pipeline:
             result.message = CANNOT_ANSWER if follow_up else NO_ANSWER
             result.timings_ms["total"] = timer.total
             yield result
-            return
-        yield result
-        for draft in self.summarizer.stream(question, result.interpretations, result.passages):
-            result.paragraph, result.paragraph_source, result.paragraph_pending = draft.text, draft.source, draft.pending
-            if (draft.text or draft.pending) and "paragraph_start" not in result.timings_ms:
-                result.timings_ms["paragraph_start"] = timer.total
-            if draft.final:
-                timer.lap("summarize")
-                result.timings_ms.update(summarize=timer.laps["summarize"], total=timer.total)
+        else:
+            yield result
+            for draft in self.summarizer.stream(question, result.interpretations, result.passages):
+                result.paragraph, result.paragraph_source, result.paragraph_pending = draft.text, draft.source, draft.pending
+                if (draft.text or draft.pending) and "paragraph_start" not in result.timings_ms:
+                    result.timings_ms["paragraph_start"] = timer.total
+                if draft.final:
+                    timer.lap("summarize")
+                    result.timings_ms.update(summarize=timer.laps["summarize"], total=timer.total)
+                yield result
+        if reading is not None:
+            yield from self._also(reading, result, timer)
+
+    @staticmethod
+    def _also(reading: ReaderRun, result: Result, timer: Timer) -> Iterator[Result]:
+        """The "also" tier's further passages, read once the readings and the paragraph are done (``also_done``:
+        when the last was read)."""
+        read = False
+        for also in reading.read_for_also():
+            result.also, read = also, True
+            yield result
+        if read:
+            timer.lap("also")
+            result.timings_ms.update(also=timer.laps["also"], also_done=timer.total)
             yield result
 
     def standalone(self, asked: str, history: list[Turn]) -> Standalone:

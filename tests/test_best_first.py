@@ -164,3 +164,28 @@ def test_the_funnel_and_the_readings_report_count_the_also_tier():
     assert (row["found"], row["found_with_also"]) == (1, 2)
     summary = readings.summarize([row], [{}])
     assert summary["needed_with_also"] == "2 / 3" and summary["also_per_question"] == 2.0
+
+
+def test_passages_read_for_also_only_add_to_also_and_leave_the_readings_as_they_were(scored):
+    """After the readings and the paragraph, ``also_passages`` more retrieved passages are read; their answers
+    go under "also" when they reach ``also_further``, and never become readings, even with every threshold at 0."""
+    question = "What is the largest desert in the world?"
+    verifier = replace(scored.reader.verifier, threshold=0.0, more=0.0, also=1.01, also_further=0.0)
+    without = replace(scored, reader=replace(scored.reader, verifier=replace(verifier, also_passages=0), also_passages=0))
+    alongside = replace(scored, reader=replace(scored.reader, verifier=replace(verifier, also_passages=4), also_passages=4))
+    before, after = without.ask(question), alongside.ask(question)
+    assert [(i.answer, i.p) for i in after.interpretations] == [(i.answer, i.p) for i in before.interpretations]
+    further = after.read[len(before.read):]
+    assert further and len(further) <= 4 and not set(further) & set(before.read)
+    assert before.also == [] and after.also, "every answer of a further passage reaches 0"
+    assert {a.passage for a in after.also} <= set(further)
+    shown = {normalize_answer(i.answer) for i in after.interpretations}
+    assert all(normalize_answer(a.answer) not in shown for a in after.also)
+    assert "also_done" not in before.timings_ms and after.timings_ms["also_done"] >= after.timings_ms["total"]
+
+
+def test_a_question_without_a_reading_still_shows_what_also_holds():
+    result = Result("q", [], passages=[passage("Sahara", "The Sahara is a desert.")], message="No answer found.",
+                    also=[Also("Sahara", "Sahara#0", "The Sahara is a desert.", 0.31)])
+    html = render.interpretations_html(result)
+    assert 'data-testid="no-answer"' in html and "<mark>Sahara</mark>" in html and "too low to be shown as readings" in html

@@ -38,6 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--passages", type=int, default=4, help="passages read (chosen with the threshold)")
     p.add_argument("--relevance", type=float, default=0.0, help="of those, only the ones within this share of the best retrieval score (0: all)")
     p.add_argument("--branch-passages", type=int, default=1, help="of those, the first ones whose less likely replies are read")
+    p.add_argument("--also-passages", type=int, default=0, help="then this many more passages read for \"also\" only (0: none)")
+    p.add_argument("--also-further", type=float, default=1.0, help="p(right) an answer of those needs to be shown \"also\" (1: never)")
     p.add_argument("--features", help="the features fitted, comma-separated (default: the shipped score's, verifier.SCORED)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
@@ -88,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     verifier = fit(train_rows, train_labels, l2=args.l2, names=names)
     swept = sweep(dev_found, verifier, THRESHOLDS)
-    verifier = replace(verifier, threshold=args.threshold, more=args.more, also=args.also, passages=args.passages, relevance=args.relevance, branch_passages=args.branch_passages)
+    verifier = replace(verifier, threshold=args.threshold, more=args.more, also=args.also, passages=args.passages, relevance=args.relevance, branch_passages=args.branch_passages,
+                       also_passages=args.also_passages, also_further=args.also_further)
     report = {
         "train": {"questions": len(train_found), "candidates": len(train_labels), "right": sum(train_labels),
                   "auc_in_sample": auc([verifier.p(r) for r in train_rows], train_labels),
@@ -103,5 +106,6 @@ def run(args: argparse.Namespace) -> int:
     print(json.dumps({k: report[k] for k in ("train", "dev")}, indent=2))
     gate = f" within {args.relevance:.0%} of the best" if args.relevance else ""
     print(f"wrote {export}: {args.passages} passages read{gate}, less likely replies from {args.branch_passages}, "
-          f"threshold {args.threshold}, then {args.more}, also from {args.also}")
+          f"threshold {args.threshold}, then {args.more}, also from {args.also}"
+          + (f"; {args.also_passages} more for \"also\" only, from {args.also_further}" if args.also_passages else ""))
     return 0

@@ -12,7 +12,7 @@ one alias list per reading, ``[]`` where the corpus cannot answer. Per set and s
 * ``multi_complete``: questions of two or more readings that show every one of them;
 * with "also in the passages" (answers scored under the readings, shown apart): ``needed_with_also`` (gold
   readings in the readings or "also"), ``multi_complete_with_also``, ``also_per_question``;
-* timings: first reading and whole answer, p50, over the answered questions.
+* timings: first reading, whole answer (readings and paragraph) and the "also" tier done, p50, over the answered questions.
 """
 
 from __future__ import annotations
@@ -54,8 +54,9 @@ def summarize(rows: list[dict], timings: list[dict]) -> dict:
     multi = [r for r in rows if r["gold"] >= 2]
     answered = [t for t, r in zip(timings, rows) if r["answers"]]
 
-    def p50(key: str) -> float | None:
-        values = [t[key] for t in answered if key in t]
+    def p50(*keys: str) -> float | None:
+        """The median of each answered question's first timing of ``keys`` that it has."""
+        values = [next(t[k] for k in keys if k in t) for t in answered if any(k in t for k in keys)]
         return round(statistics.median(values) / 1000, 2) if values else None
 
     return {
@@ -74,6 +75,7 @@ def summarize(rows: list[dict], timings: list[dict]) -> dict:
         "null_right": f"{sum(not r['answers'] for r in rows if not r['gold'])} / {sum(not r['gold'] for r in rows)}",
         "first_reading_p50_s": p50("first_interpretation"),
         "whole_answer_p50_s": p50("total"),
+        "also_done_p50_s": p50("also_done", "total"),  # the "also" tier's further passages read (none: the whole answer)
     }
 
 
@@ -97,9 +99,9 @@ def run(pipeline, sets: dict[str, Path], systems: tuple[str, ...] = ("llm", "heu
 def markdown(report: dict) -> str:
     """One table: a row per system and set."""
     keys = ("needed", "fully_right", "wrong_per_5_questions", "multi_complete", "null_right", "needed_with_also",
-            "multi_complete_with_also", "also_per_question", "first_reading_p50_s", "whole_answer_p50_s")
+            "multi_complete_with_also", "also_per_question", "first_reading_p50_s", "whole_answer_p50_s", "also_done_p50_s")
     lines = ["| system | set | " + " | ".join(keys) + " |", "|---|---|" + "---|" * len(keys)]
     for system, sets in report["summary"].items():
         for name, s in sets.items():
-            lines.append(f"| {system} | {name} | " + " | ".join(str(s[k]) for k in keys) + " |")
+            lines.append(f"| {system} | {name} | " + " | ".join(str(s.get(k)) for k in keys) + " |")
     return "\n".join(lines)

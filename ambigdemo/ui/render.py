@@ -59,9 +59,10 @@ def card_html(prompt: str, n: int, interp: Interpretation, numbers: dict[str, in
 
 
 def interpretations_html(result: Result) -> str:
-    if not result.interpretations:
-        return f'<div class="ad-empty" data-testid="no-answer">{escape(result.message or "No answer found.")}</div>'
     numbers = {p.id: n for n, p in enumerate(result.passages, 1)}
+    if not result.interpretations:
+        message = escape(result.message or "No answer found.")
+        return f'<div class="ad-empty" data-testid="no-answer">{message}</div>' + also_html(result.also, numbers)
     head = (
         f'<div class="ad-summary">{len(result.interpretations)} answers: the question can be read '
         f"{len(result.interpretations)} ways, each rewritten below to ask for one answer.</div>"
@@ -99,7 +100,7 @@ def also_html(also: list[Also], numbers: dict[str, int], link: bool = True) -> s
     )
     return (
         '<div class="ad-also"><div class="ad-label">Also in the passages</div>'
-        '<div class="ad-also-note">Less certain: answers a passage states that scored under the readings above. '
+        '<div class="ad-also-note">Less certain: answers a passage states that scored too low to be shown as readings. '
         f'Read the sentence before relying on one.</div><ul>{items}</ul></div>'
     )
 

@@ -67,6 +67,7 @@ class ReaderRun:
     _priors: dict[str, float] = field(default_factory=dict, repr=False)
     _shown: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)  # (passage, candidate): as select shows it
     _closed: Context | None = field(default=None, repr=False)
+    _also_only: set[str] = field(default_factory=set, repr=False)  # passages read for "also" only (:meth:`read_for_also`)
 
     @property
     def dropped(self) -> list[str]:
@@ -103,6 +104,23 @@ class ReaderRun:
         """The verified answers found so far, after each answer :meth:`answers` yields."""
         for _ in self.answers():
             yield list(self.found)
+
+    def read_for_also(self) -> Iterator[list[Also]]:
+        """After the readings: up to ``also_passages`` more of the retrieved passages (over ``min_score``, in
+        retrieval order) read for the "also" tier only, ``also`` after each. Their answers never become readings,
+        so the readings, their rewrites and the paragraph are what they were; one shows under "Also in the
+        passages" when its p reaches ``verifier.also_further`` (:meth:`decide`)."""
+        reader = self.reader
+        if reader.verifier is None or not reader.also_passages:
+            return
+        done = [p for p in self.passages if p.id in set(self.read)]
+        for passage in beyond(self.passages, done, reader.min_score, reader.also_passages):
+            self.read.append(passage.id)
+            self._also_only.add(passage.id)
+            for reply, context, logp in self._replies(len(self.passages), passage):
+                self.take(passage, reply, logp=logp, context=context)
+            self.decide()
+            yield list(self.also)
 
     @property
     def chosen_by_verifier(self) -> bool:
@@ -174,10 +192,11 @@ class ReaderRun:
         reaches what the next reading needs (:meth:`Verifier.needs`, at most ``max_answers``), else "also in the
         passages" from ``verifier.also``; a candidate naming an answer already taken only adds its passage."""
         verifier = self.reader.verifier
-        grounded = [i for i, c in enumerate(self.candidates) if c.features]
-        rows = relate([dict(self.candidates[i].features) for i in grounded])
-        for i, row in zip(grounded, rows):
+        scored = [i for i, c in enumerate(self.candidates) if c.features]
+        rows = relate([dict(self.candidates[i].features) for i in scored])
+        for i, row in zip(scored, rows):
             self.candidates[i] = replace(self.candidates[i], features=row, p=round(verifier.p(row), 4))
+        grounded = [i for i in scored if self.candidates[i].passage not in self._also_only]
         by_id = {p.id: p for p in self.passages}
         shown = [self._shown_as(self.candidates[i], by_id[self.candidates[i].passage]) for i in grounded]
         chosen = tiers(shown, [self.candidates[i].p for i in grounded], verifier, self.reader.max_answers)
@@ -192,6 +211,13 @@ class ReaderRun:
                 found[-1] = replace(found[-1], p=c.p)
                 self._contexts[text] = self._replied.get((c.passage, c.text))
             elif chosen[j] == "also":
+                also.append(Also(text, passage.id, evidence(text, passage), c.p))
+        further = sorted((i for i in scored if self.candidates[i].passage in self._also_only), key=lambda i: -self.candidates[i].p)
+        for i in further:
+            c, passage = self.candidates[i], by_id[self.candidates[i].passage]
+            text = self._shown_as(c, passage)
+            key = normalize_answer(text)
+            if c.p >= verifier.also_further and not any(same_answer(key, normalize_answer(t)) for t in [a.text for a in found] + [a.answer for a in also]):
                 also.append(Also(text, passage.id, evidence(text, passage), c.p))
         self.found, self.also = found, also
 
@@ -223,6 +249,7 @@ class LlmReader:
     branch_passages: int = 0  # of the passages read, how many are also asked for less likely replies
     branch_min: float = 1.0  # the probability a less likely reply needs to be read as an answer
     branch_tokens: int = 5  # the replies starting with the 2nd to 5th likeliest first token
+    also_passages: int = 0  # passages read after the readings for the "also" tier only (:meth:`ReaderRun.read_for_also`)
     further_passages: int = 0  # passages read after those within ``relevance`` (above ``min_score``)
     further_coverage: float = 1.0  # the share of the question's words their answer's sentence must hold
     nlp: Any = None  # a spaCy pipeline with NER: an answer listed with others is shown with them (``listed_with``)

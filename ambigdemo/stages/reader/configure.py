@@ -32,7 +32,8 @@ def configured_reader(config: Config, generator: Generator | None, nlp: Any, rea
     verifier = configured_verifier(config, reader_model)
     if verifier is not None:
         reader = replace(reader, verifier=verifier, relevance=verifier.relevance, max_passages=verifier.passages,
-                         branch_passages=verifier.branch_passages, branch_min=verifier.branch_min, further_passages=0)
+                         branch_passages=verifier.branch_passages, branch_min=verifier.branch_min, further_passages=0,
+                         also_passages=verifier.also_passages)
     if like is not None:
         reader.adopt_prefix(like)
     return reader

@@ -132,7 +132,9 @@ class Verifier:
     passages: int = 4  # the reading it was tuned with: passages read (above the reader's least score) ...
     relevance: float = 0.0  # ... of those within this share of the best retrieval score (0: every one) ...
     branch_passages: int = 1  # ... and of those, the first ones whose less likely replies are read too,
-    branch_min: float = 0.1  # ... when their probability reaches this
+    branch_min: float = 0.1  # ... when their probability reaches this;
+    also_passages: int = 0  # then this many more of the retrieved passages (over the reader's least score) are read
+    also_further: float = 1.0  # for "also" only: an answer of theirs is shown there when its p reaches this
 
     def needs(self, found: int) -> float:
         """The p(right) an answer needs when ``found`` distinct answers are found before it."""
@@ -144,12 +146,14 @@ class Verifier:
 
     def to_json(self) -> dict:
         return {"names": list(self.names), "mean": list(self.mean), "scale": list(self.scale), "weights": list(self.weights),
-                "bias": self.bias, "threshold": self.threshold, "more": self.more, "also": self.also, "passages": self.passages, "relevance": self.relevance, "branch_passages": self.branch_passages, "branch_min": self.branch_min}
+                "bias": self.bias, "threshold": self.threshold, "more": self.more, "also": self.also, "passages": self.passages, "relevance": self.relevance, "branch_passages": self.branch_passages, "branch_min": self.branch_min,
+                "also_passages": self.also_passages, "also_further": self.also_further}
 
     @classmethod
     def from_json(cls, data: dict) -> "Verifier":
         return cls(tuple(data["names"]), tuple(data["mean"]), tuple(data["scale"]), tuple(data["weights"]),
-                   float(data["bias"]), float(data["threshold"]), float(data["more"]), float(data.get("also", 1.0)), int(data["passages"]), float(data.get("relevance", 0.0)), int(data["branch_passages"]), float(data["branch_min"]))
+                   float(data["bias"]), float(data["threshold"]), float(data["more"]), float(data.get("also", 1.0)), int(data["passages"]), float(data.get("relevance", 0.0)), int(data["branch_passages"]), float(data["branch_min"]),
+                   int(data.get("also_passages", 0)), float(data.get("also_further", 1.0)))
 
     @classmethod
     def load(cls, path: Path) -> "Verifier":
