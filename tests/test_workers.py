@@ -77,32 +77,3 @@ def test_a_stream_nobody_takes_from_or_closes_frees_its_worker(monkeypatch) -> N
     assert closed.wait(timeout=60), "the source was never closed"
     assert workers.call(lambda: "free again") == "free again"
     assert len(list(abandoned)) <= AHEAD  # read again later, it ends with what was queued instead of waiting for ever
-
-
-def test_a_stream_whose_consumer_is_gone_ends_before_the_workers_next_item() -> None:
-    """Clear or a newer question makes ``gone()`` true: the consumer's ``next`` returns at once instead of
-    waiting for a slow step (a reader's next reply), so Gradio's cancel of that answer is not held up by it."""
-    workers = Workers(1)
-    step = threading.Event()
-    wanted = threading.Event()
-    wanted.set()
-
-    def slow():
-        yield "first"
-        step.wait(timeout=60)  # a step that only ends when the test says so
-        yield "second"
-
-    stream = workers.stream(slow, gone=lambda: not wanted.is_set())
-    assert next(stream) == "first"
-    ended = threading.Event()
-
-    def take_rest() -> None:
-        list(stream)
-        ended.set()
-
-    threading.Thread(target=take_rest, daemon=True).start()
-    assert not ended.wait(timeout=0.5)  # still wanted: the consumer waits for the slow step
-    wanted.clear()
-    assert ended.wait(timeout=30), "the consumer kept waiting after it was gone"
-    step.set()
-    assert workers.call(lambda: "free again") == "free again"  # the worker stopped at its next item

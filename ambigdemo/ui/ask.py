@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import gradio as gr
@@ -55,12 +55,9 @@ class Current:
         return self.n
 
 
-def latest(current: Current, start: Callable[[Callable[[], bool]], Iterator[tuple]]) -> Iterator[tuple]:
-    """The updates ``start(replaced)`` makes while they belong to the session's current question. The stream
-    it starts ends as soon as ``replaced()`` is true (Clear, or another question), not at its next update, so
-    an answer Clear cancels ends in a tenth of a second, not after the reader's next step."""
+def latest(current: Current, updates: Iterator[tuple]) -> Iterator[tuple]:
+    """``updates`` while they belong to the session's current question; closing them stops the worker."""
     mine = current.take()
-    updates = start(lambda: current.n != mine)
     for update in updates:
         if current.n != mine:
             updates.close()
@@ -153,12 +150,11 @@ def build(pipeline: Pipeline, workers: Workers) -> None:
     outputs = [conversation, standalone, *shown, history]
 
     def converse(q: str, turns: list[dict], now: Current):
-        yield from latest(now, lambda replaced: workers.stream(conversation_stream, pipeline, q, turns, gone=replaced))
+        yield from latest(now, workers.stream(conversation_stream, pipeline, q, turns))
 
     def reask(edited: str, turns: list[dict], now: Current):
         """The user's own standalone question in place of the last turn's rewrite."""
-        yield from latest(now, lambda replaced: workers.stream(conversation_stream, pipeline, edited, turns[:-1], False,
-                                                                gone=replaced))
+        yield from latest(now, workers.stream(conversation_stream, pipeline, edited, turns[:-1], False))
 
     def ask_api(question: str) -> dict:
         """The result as JSON (the CLI's ``--json`` shape); a bad question raises a readable error."""
@@ -183,7 +179,7 @@ def build(pipeline: Pipeline, workers: Workers) -> None:
     def example(text: str, now: Current):
         """An example starts a new conversation: into the question box and answered, as one event (a
         second event chained with ``.then`` never ran when the first was turned away by a full queue)."""
-        for update in latest(now, lambda replaced: workers.stream(conversation_stream, pipeline, text, [], gone=replaced)):
+        for update in latest(now, workers.stream(conversation_stream, pipeline, text, [])):
             yield text, *update
 
     for button in example_buttons:

@@ -33,10 +33,8 @@ class Workers:
     def call(self, fn: Callable[..., T], *args: Any) -> T:
         return self.pool.submit(fn, *args).result()
 
-    def stream(self, fn: Callable[..., Iterator[T]], *args: Any, gone: Callable[[], bool] = lambda: False) -> Iterator[T]:
-        """Items of ``fn(*args)`` as the worker produces them; closing this iterator stops the worker, and so
-        does ``gone()`` turning true (checked every 0.1 s while the worker has nothing new): the iterator ends
-        then without waiting for the worker's next item."""
+    def stream(self, fn: Callable[..., Iterator[T]], *args: Any) -> Iterator[T]:
+        """Items of ``fn(*args)`` as the worker produces them; closing this iterator stops the worker."""
         items: queue.Queue = queue.Queue(maxsize=AHEAD)
         stop = threading.Event()
 
@@ -72,7 +70,7 @@ class Workers:
                 try:
                     ok, item = items.get(timeout=0.1)
                 except queue.Empty:
-                    if stop.is_set() or gone():  # the worker gave up, or the consumer no longer wants it: it ends now
+                    if stop.is_set():  # the worker gave up on this stream: it ends here, nobody waits for ever
                         return
                     continue
                 if not ok:
