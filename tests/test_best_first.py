@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from ambigdemo.building.train_verifier import shown_tiers
+from ambigdemo.cli.ask import render_text
 from ambigdemo.evaluation import funnel, readings
 from ambigdemo.evaluation.readings import right
 from ambigdemo.stages.question import Question
@@ -189,3 +190,6 @@ def test_a_question_without_a_reading_still_shows_what_also_holds():
                     also=[Also("Sahara", "Sahara#0", "The Sahara is a desert.", 0.31)])
     html = render.interpretations_html(result)
     assert 'data-testid="no-answer"' in html and "<mark>Sahara</mark>" in html and "too low to be shown as readings" in html
+    text = render_text(result, "credit")
+    assert text.startswith("No answer found.") and '- Sahara [1]: "The Sahara is a desert."' in text
+    assert render_text(replace(result, also=[]), "credit") == "No answer found."

@@ -24,15 +24,10 @@ from ambigdemo.stages.answers import same_answer
 from ambigdemo.stages.reader.verifier import SCORED, Verifier, fit, tiers
 from ambigdemo.text import normalize_answer
 
+sys.path.insert(0, str(Path(__file__).parent))
+from fits import load  # noqa: E402  (the collected features, as fits.py reads them)
+
 MIN_SCORE = 0.45  # the reader's least retrieval score (LlmReader.min_score)
-
-
-def load(path: Path) -> list[dict]:
-    found = json.loads(path.read_text())
-    for r in found:
-        for c in r["candidates"]:
-            c["features"].setdefault("lift", c["features"]["logp"] - c["features"]["prior"])
-    return found
 
 
 def shown(record: dict, score: Verifier, branch: int, further: int, t_further: float) -> dict[str, int]:
