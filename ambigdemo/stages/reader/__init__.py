@@ -113,7 +113,8 @@ class ReaderRun:
         reader = self.reader
         if reader.verifier is None or not reader.also_passages:
             return
-        done = [p for p in self.passages if p.id in set(self.read)]
+        read = set(self.read)
+        done = [p for p in self.passages if p.id in read]
         for passage in beyond(self.passages, done, reader.min_score, reader.also_passages):
             self.read.append(passage.id)
             self._also_only.add(passage.id)
