@@ -212,8 +212,9 @@ def test_clear_during_an_answer_is_clickable_and_leaves_a_quiet_page(page, artif
     box = page.locator("#clear").bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.wait_for_function("() => document.querySelector('#question textarea').value === ''", timeout=60_000)
-    if not answered:  # the cancelled answer has ended in the page: Gradio runs its failure handler once the server
-        # has stopped it (at the reader's next step), and the handler counts itself when Clear asked for the failure
+    if not answered:  # the cancelled answer has ended in the page: the page cancels it before Clear reaches Python
+        # (so it is still running), Gradio runs its failure handler once the server has stopped it (at the reader's
+        # next step), and the handler counts itself when Clear asked for the failure
         page.wait_for_function("() => window.ambigdemoQuiet >= 1", timeout=120_000)
     # No progress over the cards: Clear's update and the cancelled answer's end (an error status, which the page's
     # style hides) come in either order, so the overlay is gone or hidden.

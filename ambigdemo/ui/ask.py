@@ -194,6 +194,9 @@ def build(pipeline: Pipeline, workers: Workers) -> None:
         now.take()
         return "", gr.update(value="", visible=False), "", "", "", "", [], ""
 
-    clear.click(start_over, inputs=current, outputs=[*outputs, question], api_visibility="private", queue=False,
-                cancels=answering)
+    # The page cancels the answer in flight before Clear reaches Python: start_over makes the answer's number
+    # stale, and an answer that sees it ends by itself, so a cancel sent after start_over could find nothing to
+    # cancel (and the page would end that answer one way or the other, by chance).
+    clear.click(None, cancels=answering, queue=False)
+    clear.click(start_over, inputs=current, outputs=[*outputs, question], api_visibility="private", queue=False)
     gr.api(ask_api, api_name="ask", **limit)
