@@ -2,7 +2,7 @@
 
 A set (``assets/readings-test.json``, frozen before the reader was rebuilt and, having decided many
 changes since, now a second dev set; ``assets/readings-dev.json``, to tune on; ``assets/everyday.json``;
-``assets/readings-heldout.json``, ``-2.json`` and ``-3.json``, each held out until it is measured once, when the
+``assets/readings-heldout.json``, ``-2.json``, ``-3.json`` and ``-4.json``, each held out until it is measured once, when the
 choice of readings is rebuilt) is a list of ``{"question", "answers": [[alias, ...], ...]}`` (an optional ``"kind"`` says what it tests),
 one alias list per reading, ``[]`` where the corpus cannot answer. Per set and system:
 
