@@ -15,7 +15,7 @@ from ambigdemo.evaluation.readings import right
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.prompts import closed_book_turn
 from ambigdemo.stages.reader.verifier import FEATURES, Verifier, relate
-from ambigdemo.stages.reader.verify import evidence, of_another, ranks, ranks_otherwise
+from ambigdemo.stages.reader.verify import evidence, of_another, rank_as_asked, ranks, ranks_otherwise
 from ambigdemo.text import normalize_answer
 from ambigdemo.types import Also, Candidate, Edit, Interpretation, Passage, Result
 from ambigdemo.ui import render
@@ -45,6 +45,28 @@ def test_a_sentence_ranking_the_answer_another_way_is_evidence_against_it():
     assert ranks("What is the second-largest city of Russia?") == {"second-largest"}
     assert ranks_otherwise(second, "Moscow", passage("Moscow", "Moscow is the capital and largest city of Russia."))
     assert not ranks_otherwise(second, "Saint Petersburg", passage("Saint Petersburg", "Saint Petersburg is the second-largest city in Russia."))
+
+
+def test_the_place_a_sentence_ranks_the_answer_at_is_read_by_the_question_s_measure_and_words():
+    """The corpus's own sentences: a synonym of the asked measure counts ("most populous" for "largest"), another
+    measure does not ("oldest"), the ranking followed by the question's words is read, and a name after "after" is
+    ranked above."""
+    australia = Question.of("What is the largest city in Australia?")
+    melbourne = passage("Melbourne", "Melbourne is the capital and most populous city of the Australian state of Victoria "
+                                     "and the second-most populous city in Australia.")
+    assert rank_as_asked(australia, "Melbourne", melbourne) == -1
+    assert rank_as_asked(australia, "Sydney", passage("Sydney", "Sydney is the capital city of the state of New South "
+                                                                "Wales and the most populous city in Australia.")) == 1
+    africa = Question.of("What is the largest city in South Africa?")
+    cape_town = passage("Cape Town", "Cape Town is the oldest city in South Africa. Cape Town is the country's "
+                                     "second-largest city by population, after Johannesburg.")
+    assert rank_as_asked(africa, "Cape Town", cape_town) == -1
+    assert rank_as_asked(africa, "Johannesburg", cape_town) == 1
+    assert rank_as_asked(Question.of("Who was the first Mughal emperor?"), "Humayun",
+                         passage("Humayun", "Humayun was the second Mughal emperor.")) == -1
+    assert rank_as_asked(Question.of("Who wrote Hamlet?"), "Shakespeare", passage("Hamlet", "Hamlet is the longest play by Shakespeare.")) == 0
+    assert rank_as_asked(Question.of("What is the smallest country in the world?"), "Monaco",
+                         passage("Monaco", "Monaco is the second smallest sovereign state in the world, after Vatican City.")) == -1
 
 
 def test_the_question_s_word_related_to_another_name_is_evidence_against_it():

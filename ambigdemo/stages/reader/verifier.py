@@ -7,7 +7,8 @@ sentence stating it holds, and the two signs of a wrong passage that the rules u
 (a superlative ranked only with an ordinal, another year), and how many other answers were replied
 before it (the model's first answers are more often right); and, beside the question's other candidates,
 how likely the model finds the answer with no passage (its prior) and how much the passage raised it,
-and whether the sentence stating it ranks it another way or relates the question's word to another name. Its weights are fitted on AmbigNQ train
+and whether the sentence stating it ranks it another way or relates the question's word to another name, or ranks it at
+another place than the question asks (:func:`~ambigdemo.stages.reader.verify.rank_as_asked`). Its weights are fitted on AmbigNQ train
 by ``python -m ambigdemo train-verifier`` (:mod:`ambigdemo.building.train_verifier`) and its threshold
 on the readings dev set, with the reading it was tuned with; all are in one small JSON file per reader model
 (``config.VERIFIERS``), since each model's replies are right at a different rate.
@@ -24,18 +25,19 @@ import numpy as np
 
 from ambigdemo.stages.answers import bare_title, is_name_of, same_answer
 from ambigdemo.stages.question import Question
-from ambigdemo.stages.reader.verify import coverage, occurs_in, of_another, other_year, outranked, ranks_otherwise, stating
+from ambigdemo.stages.reader.verify import (coverage, occurs_in, of_another, other_year, outranked, rank_as_asked,
+                                            ranks_otherwise, stating)
 from ambigdemo.text import mentions, normalize_answer
 from ambigdemo.types import Passage
 
 FEATURES = (
     "score", "ratio", "rank", "likeliest", "logp", "support", "type_fit", "untyped",
     "subject", "coverage", "outranked", "other_year", "words", "numeric", "position",
-    "prior", "prior_gap", "lift", "support_gap", "clash", "of_other",
+    "prior", "prior_gap", "lift", "support_gap", "clash", "of_other", "rank_asked", "rank_other",
 )
 # The features the shipped scores use: the rest are computed and measured (docs/experiments/best-first.md) but
 # moved no choice on new questions (AmbigNQ train, out of fold) or on the dev sets
-SCORED = FEATURES[:15] + ("lift",)
+SCORED = FEATURES[:15] + ("lift", "rank_other")
 # Features that compare a candidate with the question's other candidates (:func:`relate`)
 RELATIVE = {"prior_gap": "prior", "support_gap": "support"}
 
@@ -84,6 +86,7 @@ def features(clue: Clue, nlp) -> dict[str, float]:
     best = max((p.score for p in clue.passages), default=passage.score) or 1.0
     rank = next((i for i, p in enumerate(clue.passages) if p.id == passage.id), len(clue.passages))
     label = entity_label(text, passage, nlp)
+    ranked = rank_as_asked(q, text, passage)
     return {
         "score": passage.score,
         "ratio": passage.score / best,
@@ -104,6 +107,8 @@ def features(clue: Clue, nlp) -> dict[str, float]:
         "lift": max(clue.logp, -20.0) - max(clue.prior, -30.0),  # how much the passage raises the reply over the prior
         "clash": float(ranks_otherwise(q, text, passage)),
         "of_other": float(of_another(q, text, passage)),
+        "rank_asked": float(ranked == 1),
+        "rank_other": float(ranked == -1),
     }
 
 

@@ -146,6 +146,89 @@ def ranks_otherwise(question: Question, answer: str, passage: Passage) -> bool:
     return bool(sentences) and all(ranks(s) and not ranks(s) & asked for s in sentences)
 
 
+_PLACE = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}
+_ABOVE = re.compile(r"\b(?:after|behind|than)\b")
+
+
+# Ranking words that rank by one measure ("the most populous" answers "the largest"); any other word is its own
+_MEASURE = {"biggest": "largest", "most populous": "largest", "greatest": "largest", "tallest": "highest",
+            "earliest": "first", "oldest": "first", "least populous": "smallest"}
+
+
+def measure(rank: str, after: str = "") -> str:
+    """What a ranking word ranks by, ``after`` the text that follows it: "largest" for "biggest" and "second-most
+    populous", "first" for "second" (an ordinal alone ranks an order), "most common" for "most" before "common", else
+    the word less its ordinal."""
+    head = rank.split("-")[-1]
+    if head in _PLACE or head[:-2].isdigit() or head == "last":
+        return "first"
+    if head in ("most", "least"):
+        head = " ".join([head, *after.replace("-", " ").split()[:1]])
+    return _MEASURE.get(head, head)
+
+
+def place(rank: str) -> int:
+    """The place a ranking word names: 2 for "second-largest" or "2nd", 1 for "largest", "most" or "first"; -1 for
+    "last" and "least" (the other end)."""
+    head = rank.split("-")[0]
+    if head in _PLACE:
+        return _PLACE[head]
+    if head[:-2].isdigit():
+        return int(head[:-2])
+    return -1 if head in ("last", "least") else 1
+
+
+def rank_as_asked(question: Question, answer: str, passage: Passage) -> int:
+    """Where the passage ranks the answer, by the measure the question ranks by (:func:`measure`), against the place
+    the question asks: +1 at that place ("the most populous city in Scotland" asked for the largest), -1 at another ("the second-most populous city in Scotland", or named
+    after "after" in "the third-largest city, after Paris and Marseille"), 0 when the question does not rank or no
+    sentence stating the answer ranks it in the question's words. Of a sentence's ranking words, the one followed
+    by most of the question's other content words is read (so "the second-largest city in Pakistan" over "the
+    largest city of the province")."""
+    asked = ranks(question.text)
+    if not asked:
+        return 0
+    m = min((m for m in _RANKED.finditer(question.text.lower()) if m.group().replace(" ", "-") in asked), key=lambda m: m.start())
+    rank = m.group().replace(" ", "-")
+    wanted, by = place(rank), measure(rank, question.text.lower()[m.end():])
+    words = question.words - {w for r in asked for w in r.split("-")}
+    best, verdict = 0, 0
+    for sentence in stating(answer, passage):
+        low = sentence.lower()
+        at = low.find(answer.lower())
+        for m in _RANKED.finditer(low):
+            said = m.group().replace(" ", "-")
+            if said in NOT_RANKING or measure(said, low[m.end():]) != by:
+                continue
+            overlap = len(words & content_words(" ".join(low[m.end():].split()[:6])))
+            if overlap <= best:
+                continue
+            above = at > m.end() and _ABOVE.search(low[m.end():at])
+            if not above and not _ranked_one(sentence, at, len(answer), m.start()):
+                continue
+            got = place(said)
+            if above:  # named after "after": ranked above this place
+                got = got - 1 if got > 2 else (1 if got == 2 else 0)
+            best, verdict = overlap, (0 if got == 0 else 1 if got == wanted else -1)
+    return verdict
+
+
+_OTHER_SUBJECT = re.compile(r"\b[A-Z][\w'-]*(?: [A-Z][\w'-]*)* (?:is|was|are|were|has|had)\b")
+
+
+def _ranked_one(sentence: str, at: int, length: int, rank_at: int) -> bool:
+    """The ranking word at ``rank_at`` ranks the answer found at ``at`` (-1: the sentence is about the passage's subject,
+    the answer, without naming it): no other name is the subject of a clause between them ("Its capital is Edinburgh,
+    whilst Glasgow is the largest" does not rank Edinburgh; "Melbourne is the capital of Victoria and the second-most
+    populous city" ranks Melbourne), and they are at most twenty words apart."""
+    if at < 0:  # the subject, as "It" or "The city": no other subject before the ranking word
+        return not _OTHER_SUBJECT.search(sentence, sentence.find(" ") + 1 if " " in sentence else len(sentence), rank_at)
+    if at > rank_at:
+        return False
+    between = sentence[at + length:rank_at]
+    return not _OTHER_SUBJECT.search(between) and len(between.split()) <= 20
+
+
 def of_another(question: Question, answer: str, passage: Passage) -> bool:
     """A word of the question stands, in a sentence stating the answer, before "of" and a name the question does
     not hold ("the capital of Victoria" asked for the capital of Australia), and never before one it holds."""
