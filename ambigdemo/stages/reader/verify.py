@@ -148,8 +148,6 @@ def ranks_otherwise(question: Question, answer: str, passage: Passage) -> bool:
 
 _PLACE = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}
 _ABOVE = re.compile(r"\b(?:after|behind|than)\b")
-
-
 # Ranking words that rank by one measure ("the most populous" answers "the largest"); any other word is its own
 _MEASURE = {"biggest": "largest", "most populous": "largest", "greatest": "largest", "tallest": "highest",
             "earliest": "first", "oldest": "first", "least populous": "smallest"}
@@ -180,17 +178,18 @@ def place(rank: str) -> int:
 
 def rank_as_asked(question: Question, answer: str, passage: Passage) -> int:
     """Where the passage ranks the answer, by the measure the question ranks by (:func:`measure`), against the place
-    the question asks: +1 at that place ("the most populous city in Scotland" asked for the largest), -1 at another ("the second-most populous city in Scotland", or named
-    after "after" in "the third-largest city, after Paris and Marseille"), 0 when the question does not rank or no
-    sentence stating the answer ranks it in the question's words. Of a sentence's ranking words, the one followed
-    by most of the question's other content words is read (so "the second-largest city in Pakistan" over "the
-    largest city of the province")."""
+    the question asks: +1 at that place ("the most populous city in Scotland" asked for the largest), -1 at another
+    ("the second-most populous city in Scotland", or named after "after" in "the third-largest city, after Paris and
+    Marseille"), 0 when the question does not rank or no sentence stating the answer ranks it in the question's
+    words. Of a sentence's ranking words, the one followed by most of the question's other content words is read
+    (so "the second-largest city in Pakistan" over "the largest city of the province")."""
     asked = ranks(question.text)
     if not asked:
         return 0
-    m = min((m for m in _RANKED.finditer(question.text.lower()) if m.group().replace(" ", "-") in asked), key=lambda m: m.start())
-    rank = m.group().replace(" ", "-")
-    wanted, by = place(rank), measure(rank, question.text.lower()[m.end():])
+    text = question.text.lower()
+    first = next(m for m in _RANKED.finditer(text) if m.group().replace(" ", "-") in asked)
+    rank = first.group().replace(" ", "-")
+    wanted, by = place(rank), measure(rank, text[first.end():])
     words = question.words - {w for r in asked for w in r.split("-")}
     best, verdict = 0, 0
     for sentence in stating(answer, passage):
