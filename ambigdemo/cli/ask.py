@@ -108,6 +108,8 @@ def read_history(path: Path) -> list:
 
 def render_text(result, credit: str) -> str:
     """A terminal rendering: interpretations, paragraph, "also in the passages", sources."""
+    if not result.interpretations and not result.also:
+        return result.message
     numbers = {p.id: n for n, p in enumerate(result.passages, 1)}
     if not result.interpretations:
         lines = [result.message, ""]
@@ -115,8 +117,6 @@ def render_text(result, credit: str) -> str:
         lines = ["Ambiguous: several readings" if result.ambiguous else "One clear answer"]
         lines += [f"  {n}. {i.question}  ->  {i.answer}" for n, i in enumerate(result.interpretations, 1)]
         lines += ["", result.paragraph, ""]
-    if not result.interpretations and not result.also:
-        return result.message
     if result.also:
         lines.append("Also in the passages (less certain):")
         lines += [f"  - {a.answer} [{numbers.get(a.passage, '?')}]: \"{a.sentence}\"" for a in result.also]
