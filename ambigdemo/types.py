@@ -50,6 +50,7 @@ class Candidate:
     rejection: str = ""  # why verify dropped it; "" when it passed
     p: float | None = None  # the verifier's p(right), when a verifier judged it
     features: dict[str, float] = field(default_factory=dict)  # what the verifier read (verifier.FEATURES)
+    sibling: bool = False  # not replied: another name of the list a reply's answer is named in
 
 
 @dataclass(frozen=True)

@@ -101,6 +101,10 @@ def test_a_continuation_s_log_probability_is_what_the_greedy_reply_scored(pipeli
     assert len(closed) == len(generator.encode(closed_book_turn(generator.chat, "What is the capital of France?"))), "logp leaves the context as it was"
     whole = generator.context(closed_book_turn(generator.chat, "What is the capital of France?"))
     assert whole.logp(reply) == pytest.approx(closed.logp(reply), abs=1e-3), "the cached system turn changes nothing"
+    followed = closed.fork()
+    assert followed.follow(reply) == pytest.approx(sum(logps), abs=1e-3)
+    assert len(followed) == len(closed) + len(generator.encode(reply)), "follow extends the context with the text"
+    assert followed.logits.shape == closed.logits.shape
 
 
 def test_the_replay_takes_the_best_scored_first_and_keeps_the_rest_as_also():
@@ -215,3 +219,25 @@ def test_a_question_without_a_reading_still_shows_what_also_holds():
     text = render_text(result, "credit")
     assert text.startswith("No answer found.") and '- Sahara [1]: "The Sahara is a desert."' in text
     assert render_text(replace(result, also=[]), "credit") == "No answer found."
+
+
+def test_the_other_names_of_a_reply_s_list_are_scored_as_less_likely_replies(scored):
+    """Switzerland's lead lists its five neighbours; the model replies one of them. With ``siblings`` the others
+    are candidates too, each scored (its log probability after the passage, the feature ``sibling``), and the
+    recorded reply stays the model's own."""
+    question = "Which countries border Switzerland?"
+    plain = replace(scored, reader=replace(scored.reader, siblings=False)).ask(question)
+    listed = replace(scored, reader=replace(scored.reader, siblings=True)).ask(question)
+    neighbours = {"Italy", "France", "Germany", "Austria", "Liechtenstein"}
+    assert not any(c.sibling for c in plain.candidates)
+    others = [c for c in listed.candidates if c.sibling]
+    assert {c.text for c in others if c.passage == "Switzerland#0"} | {
+        c.text for c in listed.candidates if c.passage == "Switzerland#0" and c.likeliest} >= neighbours
+    assert all(not c.likeliest and c.p is not None and c.features["sibling"] == 1.0 for c in others if not c.rejection)
+    assert [(c.passage, c.text) for c in listed.candidates if c.likeliest] == [(c.passage, c.text) for c in plain.candidates if c.likeliest]
+
+    def named(result) -> set[str]:
+        on_screen = " ".join([i.answer for i in result.interpretations] + [a.answer for a in result.also])
+        return {n for n in neighbours if n in on_screen}
+
+    assert named(listed) >= named(plain)

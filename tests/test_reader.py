@@ -268,6 +268,44 @@ def test_an_answer_listed_with_others_of_its_kind_is_shown_with_them(pipeline, a
 
 
 @pytest.mark.parametrize(
+    "answer, text, others",
+    [
+        ("Italy", "Switzerland is bordered by Italy to the south, France to the west, Germany to the north, and "
+         "Austria and Liechtenstein to the east.", ["France", "Germany", "Austria", "Liechtenstein"]),
+        ("Peru", "It borders Peru to the north, Bolivia to the northeast, Argentina to the east, and the Drake "
+         "Passage in the far south.", ["Bolivia", "Argentina"]),  # three items: a list without "and"
+        ("Robert Plant", "The band comprised vocalist Robert Plant, guitarist Jimmy Page, bass-guitarist and "
+         "keyboardist John Paul Jones and drummer John Bonham.", ["Jimmy Page", "John Paul Jones", "John Bonham"]),
+        ("Canberra", "Canberra, the capital of Australia, is a planned city.", []),  # an apposition, not a list
+        ("Paris", "The Louvre is a national art museum in Paris, France.", []),  # a place and its country
+        ("New Haven", "Yale is in New Haven, Connecticut, United States.", []),  # a place, its state and country
+        ("Madrid", "Spain's capital and largest city is Madrid; other major urban areas include Barcelona, Valencia "
+         "and Seville.", []),  # a verb between the answer and the list
+        ("John Lasseter", "Toy Story is a 1995 film directed by John Lasseter, and written by Joss Whedon and Andrew "
+         "Stanton.", []),  # another role, told by a verb
+        ("1950", "The two countries fought the Korean War from 1950 to 1953.", []),  # measures are not listed
+    ],
+)
+def test_the_other_names_of_a_list_are_found_beside_the_answer(pipeline, answer, text, others):
+    """A list's items may each carry a short phrase that opens with a preposition ("to the south") or nouns naming a
+    role ("drummer"); a verb or a preposition after the joint ends it (:func:`select.siblings`)."""
+    from ambigdemo.stages.reader.select import siblings
+
+    assert siblings(answer, Passage("x", "x", text), pipeline.heuristic.nlp) == others
+
+
+def test_no_other_names_are_read_for_a_superlative_or_an_ungrounded_answer(pipeline):
+    from ambigdemo.stages.reader.select import other_names
+
+    passage = Passage("Mongolia#0", "Mongolia", "Mongolia is bordered by Russia to the north and China to the south.")
+    nlp = pipeline.heuristic.nlp
+    assert other_names(Question.of("Which countries border Mongolia?"), "Russia", passage, nlp) == ["China"]
+    assert other_names(Question.of("What is the largest country bordering Mongolia?"), "Russia", passage, nlp) == []
+    assert other_names(Question.of("Which country was the second to border Mongolia?"), "Russia", passage, nlp) == []
+    assert other_names(Question.of("Which countries border Mongolia?"), "Kazakhstan", passage, nlp) == []
+
+
+@pytest.mark.parametrize(
     "question, answer, title, text, shown",
     [
         ("Who discovered penicillin?", "Ernst Chain", "Alexander Fleming", "Sir Alexander Fleming was a Scottish physician. He shared the 1945 Nobel "

@@ -26,6 +26,7 @@ from ambigdemo.files import replace_text
 from ambigdemo.stages.reader import LlmReader, MalformedOutput
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.verifier import FEATURES, Clue, Verifier, auc, features, fit, position, relate, tiers
+from ambigdemo.stages.reader.select import other_names
 from ambigdemo.stages.reader.verify import occurs_in
 from ambigdemo.stages.answers import same_answer
 from ambigdemo.text import normalize_answer
@@ -61,7 +62,7 @@ def candidates(reader: LlmReader, question: str, passages: list[Passage], gold: 
         pass  # no reply read as an answer: the candidates are none, as the app's reader would find
     return [
         {"passage": c.passage, "text": c.text, "likeliest": c.likeliest, "logp": c.features["logp"],
-         "right": any(right(c.text, g) for g in gold)}
+         "right": any(right(c.text, g) for g in gold), **({"sibling": True} if c.sibling else {})}
         for c in reading.candidates if c.features
     ]
 
@@ -95,10 +96,37 @@ def collect(reader: LlmReader, retriever, items: list[tuple[str, list[list[str]]
             if stated_only and not any(occurs_in(a, p) for p in passages for g in gold for a in g):
                 continue
             rows = candidates(reader, question, passages, gold)
-            f.write(json.dumps({"question": question, "gold": gold, "candidates": rows}) + "\n")
+            f.write(json.dumps({"question": question, "gold": gold, "candidates": rows, "siblings": reader.siblings}) + "\n")
             f.flush()
             taken += 1
             bar.update(1)
+    return out
+
+
+def add_siblings(out: Path, reader: LlmReader, retriever, gold: dict[str, list[list[str]]] | None = None) -> Path:
+    """Complete the questions collected in ``out`` before the reader read the other names of a list
+    (:func:`~ambigdemo.stages.reader.select.other_names`) with those names, each after its passage's replies as the
+    reader reads them, with its log probability after the passage, labelled by the record's gold (``gold`` for
+    records collected before it was kept); resumable (each question done is marked)."""
+    found = records(out)
+    for record in tqdm([r for r in found if not r.get("siblings")], desc="reading lists' other names", unit="q"):
+        question = Question.of(record["question"])
+        answers = record["gold"] if "gold" in record else (gold or {})[record["question"]]
+        by_id = {p.id: p for p in retriever.search(question.text, 8)}
+        rows: list[dict] = []
+        for i, c in enumerate(record["candidates"]):
+            rows.append(c)
+            last = i + 1 == len(record["candidates"]) or record["candidates"][i + 1]["passage"] != c["passage"]
+            reply = next((r for r in record["candidates"] if r["passage"] == c["passage"] and r["likeliest"]), None)
+            if not last or reply is None:
+                continue
+            passage = by_id[c["passage"]]
+            names = other_names(question, reply["text"], passage, reader.nlp)
+            start = reader.start(question.text, passage) if names else None
+            rows += [{"passage": passage.id, "text": n, "likeliest": False, "logp": start.logp(n),
+                      "right": any(right(n, g) for g in answers), "sibling": True} for n in names]
+        record["candidates"], record["siblings"] = rows, True
+        replace_text(out, "".join(json.dumps(r) + "\n" for r in found))
     return out
 
 
@@ -125,7 +153,7 @@ def featurize(found: list[dict], retriever, nlp, top_k: int = 8, reader: LlmRead
         priors = {t: closed.logp(t) for t in dict.fromkeys(replied)} if closed is not None else {}
         for i, c in enumerate(record["candidates"]):
             clue = Clue(question, c["text"], by_id[c["passage"]], passages, c["logp"], c["likeliest"],
-                        position(c["text"], replied[:i]), priors.get(c["text"], 0.0))
+                        position(c["text"], replied[:i]), priors.get(c["text"], 0.0), c.get("sibling", False))
             c["features"] = features(clue, nlp)
         relate([c["features"] for c in record["candidates"]])
     return found
@@ -167,7 +195,7 @@ def within(candidate: dict, passages: int, branch_passages: int, relevance: floa
     passages are read in retrieval order; ``rank`` is log1p)."""
     rank = round(math.expm1(candidate["features"]["rank"]))
     return (rank < passages and candidate["features"]["ratio"] >= relevance
-            and (candidate["likeliest"] or rank < branch_passages))
+            and (candidate["likeliest"] or candidate.get("sibling", False) or rank < branch_passages))
 
 
 def chosen(record: dict, verifier: Verifier, threshold: float, passages: int = 8, branch_passages: int = 2) -> dict[str, int]:

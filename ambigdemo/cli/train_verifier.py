@@ -40,6 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--branch-passages", type=int, default=1, help="of those, the first ones whose less likely replies are read")
     p.add_argument("--also-passages", type=int, default=0, help="then this many more passages read for \"also\" only (0: none)")
     p.add_argument("--also-further", type=float, default=1.0, help="p(right) an answer of those needs to be shown \"also\" (1: never)")
+    p.add_argument("--siblings", action="store_true", help="the reader reads the other names of the list a reply is named in "
+                   "(and so do the candidates it is fitted on)")
     p.add_argument("--features", help="the features fitted, comma-separated (default: the shipped score's, verifier.SCORED)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
@@ -54,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
     from ambigdemo.evaluation.datasets import load_ambignq
     from ambigdemo.files import replace_text
     from ambigdemo.pipeline import Pipeline
-    from ambigdemo.building.train_verifier import collect, featurize, gold_answers, labelled, out_of_fold, records, sweep
+    from ambigdemo.building.train_verifier import (add_siblings, collect, featurize, gold_answers, labelled, out_of_fold,
+                                                   records, sweep)
     from ambigdemo.stages.reader.verifier import FEATURES, SCORED, auc, fit
 
     names = tuple(args.features.split(",")) if args.features else SCORED
@@ -76,8 +79,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     train_items = [(e.question, gold_answers(e)) for e in load_ambignq(args.data)]
     dev_items = [(i["question"], i["answers"]) for i in json.loads(args.dev.read_text(encoding="utf-8"))]
-    collect(pipeline.reader, pipeline.retriever, train_items, args.out / "train.jsonl", args.questions, args.seed)
-    collect(pipeline.reader, pipeline.retriever, dev_items, args.out / "dev.jsonl", len(dev_items), seed=None, stated_only=False)
+    listed = {"siblings": args.siblings}
+    collect(pipeline.reader, pipeline.retriever, train_items, args.out / "train.jsonl", args.questions, args.seed, **listed)
+    collect(pipeline.reader, pipeline.retriever, dev_items, args.out / "dev.jsonl", len(dev_items), seed=None, stated_only=False, **listed)
+    for collected, items in (("train.jsonl", train_items), ("dev.jsonl", dev_items)) if args.siblings else ():
+        add_siblings(args.out / collected, pipeline.reader, pipeline.retriever, dict(items))  # collected before they were read
 
     nlp = pipeline.reader.nlp
     train_found = featurize(records(args.out / "train.jsonl"), pipeline.retriever, nlp, reader=pipeline.reader)
@@ -91,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     verifier = fit(train_rows, train_labels, l2=args.l2, names=names)
     swept = sweep(dev_found, verifier, THRESHOLDS)
     verifier = replace(verifier, threshold=args.threshold, more=args.more, also=args.also, passages=args.passages, relevance=args.relevance, branch_passages=args.branch_passages,
-                       also_passages=args.also_passages, also_further=args.also_further)
+                       also_passages=args.also_passages, also_further=args.also_further, siblings=args.siblings)
     report = {
         "train": {"questions": len(train_found), "candidates": len(train_labels), "right": sum(train_labels),
                   "auc_in_sample": auc([verifier.p(r) for r in train_rows], train_labels),
@@ -107,5 +113,6 @@ def run(args: argparse.Namespace) -> int:
     gate = f" within {args.relevance:.0%} of the best" if args.relevance else ""
     print(f"wrote {export}: {args.passages} passages read{gate}, less likely replies from {args.branch_passages}, "
           f"threshold {args.threshold}, then {args.more}, also from {args.also}"
-          + (f"; {args.also_passages} more for \"also\" only, from {args.also_further}" if args.also_passages else ""))
+          + (f"; {args.also_passages} more for \"also\" only, from {args.also_further}" if args.also_passages else "")
+          + ("; the other names of a reply's list read" if args.siblings else ""))
     return 0

@@ -232,11 +232,16 @@ class Context:
         return len(self.ids)
 
     def extend_ids(self, ids: list[int]) -> "Context":
+        self._grow(ids)
+        return self
+
+    def _grow(self, ids: list[int], keep: int = 1) -> np.ndarray:
+        """Add ``ids`` to the context; the logits of its last ``keep`` positions."""
         if len(self.ids) + len(ids) > self.generator.max_context:
             raise ValueError(f"{len(self.ids) + len(ids)} tokens exceed the model's context of {self.generator.max_context}")
-        logits, self.past = self.generator._forward(ids, self.past, len(self.ids))
+        logits, self.past = self.generator._forward(ids, self.past, len(self.ids), keep=keep)
         self.logits, self.ids = logits[-1], self.ids + ids
-        return self
+        return logits
 
     def extend(self, text: str) -> "Context":
         return self.extend_ids(self.generator.encode(text))
@@ -256,11 +261,16 @@ class Context:
 
     def logp(self, text: str) -> float:
         """The log probability that ``text`` continues this context (the sum over its tokens); ``self`` is unchanged."""
+        return self.fork().follow(text)
+
+    def follow(self, text: str) -> float:
+        """Extend the context with ``text`` (as if the model had written it) and return its log probability."""
         ids = self.generator.encode(text)
         if not ids:
             return 0.0
-        logits, _ = self.generator._forward(ids, self.past, len(self.ids), keep=len(ids))
-        rows = np.vstack([self.logits[None, :], logits[-len(ids):-1]]) if len(ids) > 1 else self.logits[None, :]
+        before = self.logits
+        logits = self._grow(ids, keep=len(ids))
+        rows = np.vstack([before[None, :], logits[-len(ids):-1]]) if len(ids) > 1 else before[None, :]
         return float(sum(_log_softmax(row)[token] for row, token in zip(rows, ids)))
 
     def alternatives(self, n: int, max_new_tokens: int = 16, stop: tuple[str, ...] = ()) -> list[tuple[str, float, "Context"]]:

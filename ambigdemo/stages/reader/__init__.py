@@ -6,8 +6,10 @@ One path, a module per step, sharing one analysed :class:`~ambigdemo.stages.ques
 1. **recall** (:mod:`.recall`, prompts in :mod:`.prompts`): the passages within ``relevance`` of the
    best retrieval score (above ``min_score``, at most ``max_passages``) are read one at a time; the
    model replies with the answer the passage states, or "none"; for the first ``branch_passages``
-   its less likely replies that reach ``branch_min`` are read too (tuned on the dev questions); then
-   ``further_passages`` more, whose answers must be stated beside ``further_coverage`` of the question's words;
+   its less likely replies that reach ``branch_min`` are read too (tuned on the dev questions); with
+   ``siblings``, so are the other names of the list a reply's answer is named in ("bordered by Italy to the south,
+   France to the west, ..."), each scored by the model as if replied; then ``further_passages`` more, whose
+   answers must be stated beside ``further_coverage`` of the question's words;
 2. **verify** (:mod:`.verify`): the answer must be stated by its passage, and pass the two checks on
    the question that measurably lower wrong readings;
 3. **select** (:mod:`.select`): shown as its article names it, with the names listed beside it, and
@@ -35,13 +37,17 @@ from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.disambiguate import ask_rewrite
 from ambigdemo.stages.reader.prompts import closed_book_question, closed_book_system, example_prefix, passage_turn
 from ambigdemo.stages.reader.recall import beyond, parse_reply, relevant
-from ambigdemo.stages.reader.select import add, shown_as
+from ambigdemo.stages.reader.select import add, other_names, shown_as
 from ambigdemo.stages.reader.verifier import Clue, Verifier, features, position, relate, tiers
 from ambigdemo.stages.reader.verify import evidence, in_own_words, rejection
 from ambigdemo.text import normalize_answer
 from ambigdemo.types import Also, Answer, Candidate, Passage
 
-__all__ = ["LlmReader", "MalformedOutput", "ReaderRun", "ask_rewrite", "relevant"]
+__all__ = ["HOW", "LlmReader", "MalformedOutput", "ReaderRun", "ask_rewrite", "relevant"]
+
+# How a candidate came: the model's likeliest reply for its passage, one of its less likely replies, or another name
+# of the list the likeliest reply's answer is named in
+HOW = ("reply", "branch", "sibling")
 
 
 class MalformedOutput(ValueError):
@@ -82,8 +88,8 @@ class ReaderRun:
         reader = self.reader
         for rank, (passage, least) in enumerate(self.to_read()):
             self.read.append(passage.id)
-            for i, (reply, context, logp) in enumerate(self._replies(rank, passage)):
-                answer = self.take(passage, reply, alternative=i > 0, least_coverage=least, logp=logp, context=context)
+            for reply, context, logp, how in self._replies(rank, passage):
+                answer = self.take(passage, reply, how, least_coverage=least, logp=logp, context=context)
                 if answer is None:
                     continue
                 self._contexts.setdefault(answer.text, context)
@@ -118,8 +124,8 @@ class ReaderRun:
         for passage in beyond(self.passages, done, reader.min_score, reader.also_passages):
             self.read.append(passage.id)
             self._also_only.add(passage.id)
-            for reply, context, logp in self._replies(len(self.passages), passage):
-                self.take(passage, reply, logp=logp, context=context)
+            for reply, context, logp, how in self._replies(len(self.passages), passage):
+                self.take(passage, reply, how, logp=logp, context=context)
             self.decide()
             yield list(self.also)
 
@@ -137,27 +143,36 @@ class ReaderRun:
         later = beyond(self.passages, gated, reader.min_score, reader.further_passages) if gated else []
         return [(p, 0.0) for p in gated] + [(p, reader.further_coverage) for p in later]
 
-    def _replies(self, rank: int, passage: Passage) -> Iterator[tuple[str, Context, float]]:
+    def _replies(self, rank: int, passage: Passage) -> Iterator[tuple[str, Context, float, str]]:
         """The model's likeliest reply for the ``rank``-th passage read, then, for the first
         ``branch_passages``, its less likely replies that reach ``branch_min`` (computed only after the
-        likeliest one's answer is shown); each with the context that ends with it and its log probability."""
+        likeliest one's answer is shown), then, with ``siblings``, the other names of the list its answer is
+        named in (:func:`~.select.other_names`), each as if the model had replied it; each with the context that
+        ends with it, its log probability, and how it came (:data:`HOW`)."""
         reader = self.reader
         start = reader.start(self.question.text, passage)
         context, logps = start.fork(), []
-        yield context.complete(reader.max_answer_tokens, stop=("\n",), logps=logps), context, sum(logps)
+        reply = context.complete(reader.max_answer_tokens, stop=("\n",), logps=logps)
+        yield reply, context, sum(logps), "reply"
         if rank < reader.branch_passages:
             for text, p, branch in start.alternatives(reader.branch_tokens, reader.max_answer_tokens, stop=("\n",)):
                 if p >= reader.branch_min:
-                    yield text, branch, math.log(p)
+                    yield text, branch, math.log(p), "branch"
+        answer = parse_reply(reply, names=self.question.asks_person)
+        if reader.siblings and answer:
+            for name in other_names(self.question, in_own_words(answer, passage), passage, reader.nlp):
+                branch = start.fork()
+                yield name, branch, branch.follow(name), "sibling"
 
-    def take(self, passage: Passage, reply: str, alternative: bool = False, least_coverage: float = 0.0,
+    def take(self, passage: Passage, reply: str, how: str = "reply", least_coverage: float = 0.0,
              logp: float = 0.0, context: Context | None = None) -> Answer | None:
         """The model's ``reply`` for ``passage`` through verify and select: the new or updated answer in
         ``found``, or None when the reply is "none", unreadable or rejected (with why, in ``candidates``).
-        An ``alternative`` (a less likely reply, :meth:`Context.alternatives`) is not recorded as the reply.
+        Only the likeliest reply (``how``, :data:`HOW`) is recorded as the passage's reply.
         With a score (``verifier``) a grounded reply is only recorded as a candidate with its features (``logp``,
         the reply's log probability, is one), and :meth:`decide` chooses among all of them."""
         text = parse_reply(reply, names=self.question.asks_person)
+        alternative = how != "reply"
         if not alternative:
             self.replies[passage.id] = reply
             self.readable += text is not None
@@ -166,17 +181,18 @@ class ReaderRun:
         text = in_own_words(text, passage)
         if self.reader.verifier is None:
             why = rejection(self.question, text, passage, least_coverage)
-            self.candidates.append(Candidate(passage.id, text, not alternative, why or ""))
+            self.candidates.append(Candidate(passage.id, text, not alternative, why or "", sibling=how == "sibling"))
             return None if why else add(self.found, shown_as(self.question, text, passage, self.reader.nlp), passage)
         why = rejection(self.question, text, passage)
         named = {}
         if why is None:
             earlier = [c.text for c in self.candidates if c.features]  # the answers before it that verify's rules passed
-            clue = Clue(self.question, text, passage, self.passages, logp, not alternative, position(text, earlier), self.prior(text))
+            clue = Clue(self.question, text, passage, self.passages, logp, not alternative, position(text, earlier), self.prior(text),
+                        how == "sibling")
             named = features(clue, self.reader.nlp)
             if context is not None:
                 self._replied[(passage.id, text)] = context
-        self.candidates.append(Candidate(passage.id, text, not alternative, why or "", None, named))
+        self.candidates.append(Candidate(passage.id, text, not alternative, why or "", None, named, how == "sibling"))
         return None
 
     def prior(self, text: str) -> float:
@@ -251,6 +267,7 @@ class LlmReader:
     branch_min: float = 1.0  # the probability a less likely reply needs to be read as an answer
     branch_tokens: int = 5  # the replies starting with the 2nd to 5th likeliest first token
     also_passages: int = 0  # passages read after the readings for the "also" tier only (:meth:`ReaderRun.read_for_also`)
+    siblings: bool = False  # the other names of a list a reply's answer is named in are read as less likely replies
     further_passages: int = 0  # passages read after those within ``relevance`` (above ``min_score``)
     further_coverage: float = 1.0  # the share of the question's words their answer's sentence must hold
     nlp: Any = None  # a spaCy pipeline with NER: an answer listed with others is shown with them (``listed_with``)

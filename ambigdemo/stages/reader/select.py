@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from ambigdemo.stages.answers import bare_title, echoes_question, is_name_of, same_answer
 from ambigdemo.stages.question import Question
-from ambigdemo.stages.reader.verify import stating, titled
+from ambigdemo.stages.reader.verify import ranks, rejection, stating, titled
 from ambigdemo.text import list_items, mentions, normalize_answer
 from ambigdemo.types import Answer, Passage
 
@@ -19,6 +19,7 @@ NAME_LIST = re.compile(rf"{NAME}(?:(?:,\s*{NAME})*,?\s+(?:and|or)\s+{NAME})")
 PARTNER = re.compile(r"\bwith(?:\s+(?:his|her|their)\s+\w+)?,?\s*$")
 KINDRED = {"LANGUAGE": "NORP"}  # spaCy tags a language NORP or LANGUAGE by context ("Arabic and French")
 MEASURES = frozenset({"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT"})  # the kinds a range joins
+JOINT_POS = frozenset({"PUNCT", "CCONJ", "DET", "NOUN", "ADJ", "ADP", "ADV", "PROPN"})  # the words a list's joint may hold
 RANGE_GAP = re.compile(r"\s*(?:[\u2013\u2014-]|\b(?:to|until|till|through)\b(?:\s+[a-z]+){0,4})\s*")
 
 
@@ -50,18 +51,11 @@ def listed_with(answer: str, passage: Passage, nlp) -> str:
     in a sentence that states the answer. A measure the passage states as the start of a range is shown
     as the range: "20 June 1837 until her death in 1901" for "1837", "1939 to 1945" for "1939"
     (:func:`range_from`). Without either (or without ``nlp``) the answer itself."""
-    if nlp is None:
-        return answer
-    for sentence in stating(answer, passage):
-        doc = nlp(sentence)
-        ents = list(doc.ents)
-        at = next((i for i, e in enumerate(ents) if mentions(e.text, answer) or _names_with_role(answer, e.text)), None)
-        if at is None:
-            continue
-        kind = KINDRED.get(ents[at].label_, ents[at].label_)
+    for sentence, doc, ents, at in _answer_entities(answer, passage, nlp):
+        kind = _kind(ents[at])
 
         def joined(i: int) -> bool:  # ents[i] and ents[i + 1] are neighbours in one list
-            if KINDRED.get(ents[i + 1].label_, ents[i + 1].label_) != kind:
+            if _kind(ents[i + 1]) != kind:
                 return False
             gap = sentence[ents[i].end_char : ents[i + 1].start_char]
             role = ROLE_GAP.fullmatch(gap)
@@ -70,11 +64,7 @@ def listed_with(answer: str, passage: Passage, nlp) -> str:
                 return word is not None and word[0].pos_ == "NOUN"
             return LIST_GAP.fullmatch(gap) is not None
 
-        first, last = at, at
-        while first > 0 and joined(first - 1):
-            first -= 1
-        while last + 1 < len(ents) and joined(last):
-            last += 1
+        first, last = _run(len(ents), at, joined)
         closing = sentence[ents[last - 1].end_char : ents[last].start_char] if last > first else ""
         if re.search(r"\b(?:and|or)\b|&", closing):
             return sentence[ents[first].start_char : ents[last].end_char]
@@ -83,6 +73,78 @@ def listed_with(answer: str, passage: Passage, nlp) -> str:
             if ranged:
                 return ranged
     return answer
+
+
+def siblings(answer: str, passage: Passage, nlp) -> list[str]:
+    """The other items of the list the passage names ``answer`` in, in a sentence stating it: "France", "Germany",
+    "Austria" and "Liechtenstein" for "Italy" in "bordered by Italy to the south, France to the west, Germany to the
+    north, and Austria and Liechtenstein to the east". A list is a run of entities of the answer's kind (not a
+    measure), each joint a comma, semicolon, "and" or "or", perhaps after a short phrase that opens with a
+    preposition ("to the south") and before nouns naming a role ("drummer"), never a verb; one joint, perhaps the
+    one to an item of another kind that ends it ("Argentina to the east, and the Drake Passage"), is an "and" or
+    "or", so "New Haven, Connecticut, United States" is no list. The model replies one name of such a list; the
+    others are read as its less likely replies."""
+    for sentence, doc, ents, at in _answer_entities(answer, passage, nlp):
+        kind = _kind(ents[at])
+        if kind in MEASURES:
+            continue
+        first, last = _run(len(ents), at, lambda i: _kind(ents[i + 1]) == kind and _joint(doc, ents[i], ents[i + 1]))
+        items = ents[first : last + 1]
+        gaps = [sentence[a.end_char : b.start_char] for a, b in zip(items, items[1:])]
+        if last + 1 < len(ents) and _joint(doc, ents[last], ents[last + 1]):  # the list goes on with another kind
+            gaps.append(sentence[ents[last].end_char : ents[last + 1].start_char])
+        if len(items) > 1 and any(re.search(r"\b(?:and|or)\b|&", g) for g in gaps):
+            return [e.text for e in items if not mentions(e.text, answer)]
+    return []
+
+
+def other_names(question: Question, answer: str, passage: Passage, nlp) -> list[str]:
+    """The other names of the list a reply's ``answer`` is named in (:func:`siblings`) that its passage grounds:
+    none when the question ranks ("the largest", "the fourth", "the first": it asks for one), or when the passage
+    does not ground the answer."""
+    if ranks(question.text) or rejection(question, answer, passage) is not None:
+        return []
+    return [name for name in siblings(answer, passage, nlp) if rejection(question, name, passage) is None]
+
+
+def _answer_entities(answer: str, passage: Passage, nlp):
+    """Each sentence stating ``answer`` where an entity names it: the sentence, its spaCy doc, its entities and
+    the index of the answer's (none without ``nlp``)."""
+    if nlp is None:
+        return
+    for sentence in stating(answer, passage):
+        doc = nlp(sentence)
+        ents = list(doc.ents)
+        at = next((i for i, e in enumerate(ents) if mentions(e.text, answer) or _names_with_role(answer, e.text)), None)
+        if at is not None:
+            yield sentence, doc, ents, at
+
+
+def _run(count: int, at: int, joined) -> tuple[int, int]:
+    """The first and last of ``count`` entities in the run around the ``at``-th, ``joined(i)`` telling whether
+    the ``i``-th and the next are neighbours in it."""
+    first, last = at, at
+    while first > 0 and joined(first - 1):
+        first -= 1
+    while last + 1 < count and joined(last):
+        last += 1
+    return first, last
+
+
+def _kind(entity) -> str:
+    return KINDRED.get(entity.label_, entity.label_)
+
+
+def _joint(doc, left, right) -> bool:
+    """Whether the words between two entities join two items of a list (:func:`siblings`)."""
+    gap = [t for t in doc if left.end_char <= t.idx < right.start_char]
+    if len(gap) > 7 or any(t.pos_ not in JOINT_POS for t in gap):
+        return False
+    seps = [i for i, t in enumerate(gap) if t.text.lower() in {",", ";", "and", "or", "&"}]
+    if not seps:
+        return False
+    before, after = gap[: seps[0]], gap[seps[-1] + 1 :]
+    return (not before or before[0].pos_ == "ADP") and not any(t.pos_ == "ADP" for t in after)
 
 
 def range_from(answer: str, sentence: str, ents: list, at: int) -> str:
