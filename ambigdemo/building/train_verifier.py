@@ -116,9 +116,10 @@ def add_siblings(out: Path, reader: LlmReader, retriever, gold: dict[str, list[l
         rows: list[dict] = []
         for i, c in enumerate(record["candidates"]):
             rows.append(c)
-            last = i + 1 == len(record["candidates"]) or record["candidates"][i + 1]["passage"] != c["passage"]
+            if i + 1 < len(record["candidates"]) and record["candidates"][i + 1]["passage"] == c["passage"]:
+                continue  # the names follow the passage's last candidate
             reply = next((r for r in record["candidates"] if r["passage"] == c["passage"] and r["likeliest"]), None)
-            if not last or reply is None:
+            if reply is None:
                 continue
             passage = by_id[c["passage"]]
             names = other_names(question, reply["text"], passage, reader.nlp)
