@@ -69,6 +69,18 @@ def test_the_place_a_sentence_ranks_the_answer_at_is_read_by_the_question_s_meas
                          passage("Monaco", "Monaco is the second smallest sovereign state in the world, after Vatican City.")) == -1
 
 
+def test_a_ranking_word_before_is_ranks_the_name_after_it_and_the_answer_s_other_names_do_not_hide_it():
+    """"its largest city is X" ranks X and not a name before it; "X, Y or Z is the longest" ranks X."""
+    nepal = passage("Nepal", "The country's capital is Lalitpur, while its largest city is Kathmandu.")
+    largest, second = Question.of("What is the largest city in Nepal?"), Question.of("What is the second-largest city in Nepal?")
+    assert rank_as_asked(largest, "Kathmandu", nepal) == 1 and rank_as_asked(second, "Kathmandu", nepal) == -1
+    assert rank_as_asked(largest, "Lalitpur", nepal) == 0
+    rhine = passage("Rhine", "The Rhine, Rhein or Rhin is the longest river in Germany.")
+    assert rank_as_asked(Question.of("What is the second-longest river in Germany?"), "Rhine", rhine) == -1
+    edinburgh = passage("Scotland", "Its capital is Edinburgh, whilst Glasgow is the largest city.")
+    assert rank_as_asked(Question.of("What is the largest city in Scotland?"), "Edinburgh", edinburgh) == 0
+
+
 def test_the_question_s_word_related_to_another_name_is_evidence_against_it():
     capital = Question.of("What is the capital of Australia?")
     assert of_another(capital, "Melbourne", passage("Melbourne", "Melbourne is the capital of Victoria."))

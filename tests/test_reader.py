@@ -179,6 +179,9 @@ def test_an_ordinal_superlative_does_not_answer_a_superlative_question(pipeline,
     assert outranked(Question.of("What is the largest ocean?"), atlantic) and not outranked(Question.of("What is the largest ocean?"), pacific)
     assert outranked(Question.of("What is the largest moon of Jupiter?"), by_title["Callisto (moon)"])
     assert not outranked(Question.of("Who discovered penicillin?"), atlantic)
+    second = Passage("Lyon#0", "Lyon", "Lyon is the second-largest city in the region and the third-largest city in France.")
+    assert not outranked(Question.of("What is the second-largest city in the region?"), second)  # the place it asks
+    assert outranked(Question.of("What is the largest city in France?"), second)
     reading = rules.reader.read("What is the largest ocean?", [])
     assert reading.take(atlantic, "Atlantic Ocean") is None and reading.dropped == ["Atlantic Ocean"]
 
@@ -284,6 +287,13 @@ def test_an_answer_listed_with_others_of_its_kind_is_shown_with_them(pipeline, a
         ("John Lasseter", "Toy Story is a 1995 film directed by John Lasseter, and written by Joss Whedon and Andrew "
          "Stanton.", []),  # another role, told by a verb
         ("1950", "The two countries fought the Korean War from 1950 to 1953.", []),  # measures are not listed
+        ("Germany", "Austria is bordered by Germany to the northwest, the Czech Republic to the north, Slovakia to the "
+         "northeast, Hungary to the east, Slovenia and Italy to the south, and Switzerland and Liechtenstein to the west.",
+         ["the Czech Republic", "Slovakia", "Hungary", "Slovenia", "Italy", "Switzerland", "Liechtenstein"]),  # Slovakia tagged ORG
+        ("Ecuador", "It is bordered to the north by Ecuador and Colombia, to the east by Brazil, to the southeast by "
+         "Bolivia, to the south by Chile.", ["Colombia", "Brazil", "Bolivia", "Chile"]),  # each joint repeats the frame
+        ("Lubumbashi", "Lubumbashi is the second-largest city in the country, located in the south, near the border "
+         "with Zambia.", []),  # a preposition after the joint that no item opened with
     ],
 )
 def test_the_other_names_of_a_list_are_found_beside_the_answer(pipeline, answer, text, others):

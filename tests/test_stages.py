@@ -313,6 +313,7 @@ def test_the_answer_more_passages_support_is_the_best(rewriter):
     ("2", "2 million", False), ("1943", "may 1945", False), ("may 1945", "2 september 1945", False),
     ("obama", "barack obama", True), ("11", "eleven", True),
     ("1848", "in 1848", True), ("1989", "on 9 november 1989", True), ("1848", "before 1848", False),
+    ("austria and switzerland", "switzerland and austria", True), ("austria and switzerland", "austria and germany", False),
 ])
 def test_same_answer_folds_a_year_into_its_date_only(a, b, same):
     from ambigdemo.stages.answers import same_answer

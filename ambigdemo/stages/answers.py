@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ambigdemo.runtimes.onnx import Embedder
 from ambigdemo.stages.question import Question, QuestionType, content_words, stem
-from ambigdemo.text import normalize_answer, numbers_as_digits, split_sentences
+from ambigdemo.text import list_items, normalize_answer, numbers_as_digits, split_sentences
 from ambigdemo.types import Answer, Passage
 
 @dataclass
@@ -171,9 +171,13 @@ AT_TIME = frozenset("in on around about circa c".split())  # words that place a 
 def same_answer(a: str, b: str) -> bool:
     """Aliases: equal (number words as digits: 'eleven' ~ '11'), the shorter one's words a contiguous
     run of the longer's ('obama' ~ 'barack obama'), or a year and a date in it ('1945' ~ 'may 1945',
-    'in 1945'); other numbers stay apart ('2' is not '2 million'), and so do a year and a bound ('before 1945')."""
+    'in 1945'), or one list in two orders ('austria and switzerland' ~ 'switzerland and austria'); other numbers stay
+    apart ('2' is not '2 million'), and so do a year and a bound ('before 1945')."""
     a, b = numbers_as_digits(a), numbers_as_digits(b)
     if a == b:
+        return True
+    items = set(list_items(a))
+    if len(items) > 1 and items == set(list_items(b)):
         return True
     short, long = sorted((a, b), key=len)
     if short.isdigit():

@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 
 from ambigdemo.stages.answers import bare_title, echoes_question, is_name_of, same_answer
-from ambigdemo.stages.question import Question
+from ambigdemo.stages.question import PLACE, Question
 from ambigdemo.stages.reader.verify import ranks, rejection, stating, titled
 from ambigdemo.text import list_items, mentions, normalize_answer
 from ambigdemo.types import Answer, Passage
@@ -79,8 +79,9 @@ def siblings(answer: str, passage: Passage, nlp) -> list[str]:
     """The other items of the list the passage names ``answer`` in, in a sentence stating it: "France", "Germany",
     "Austria" and "Liechtenstein" for "Italy" in "bordered by Italy to the south, France to the west, Germany to the
     north, and Austria and Liechtenstein to the east". A list is a run of entities of the answer's kind (not a
-    measure), each joint a comma, semicolon, "and" or "or", perhaps after a short phrase that opens with a
-    preposition ("to the south") and before nouns naming a role ("drummer"), never a verb; one joint, perhaps the
+    measure; places are one kind, :func:`_kin`), each joint a comma, semicolon, "and" or "or", perhaps after a short
+    phrase that opens with a preposition ("to the south") and before nouns naming a role ("drummer") or a phrase that
+    repeats the list's frame ("bordered to the north by Ecuador and Colombia, to the east by Brazil"), never a verb; one joint, perhaps the
     one to an item of another kind that ends it ("Argentina to the east, and the Drake Passage"), is an "and" or
     "or", so "New Haven, Connecticut, United States" is no list. The model replies one name of such a list; the
     others are read as its less likely replies."""
@@ -88,7 +89,7 @@ def siblings(answer: str, passage: Passage, nlp) -> list[str]:
         kind = _kind(ents[at])
         if kind in MEASURES:
             continue
-        first, last = _run(len(ents), at, lambda i: _kind(ents[i + 1]) == kind and _joint(doc, ents[i], ents[i + 1]))
+        first, last = _run(len(ents), at, lambda i: _kin(ents[at], ents[i + 1]) and _joint(doc, ents[i], ents[i + 1]))
         items = ents[first : last + 1]
         gaps = [sentence[a.end_char : b.start_char] for a, b in zip(items, items[1:])]
         if last + 1 < len(ents) and _joint(doc, ents[last], ents[last + 1]):  # the list goes on with another kind
@@ -135,6 +136,17 @@ def _kind(entity) -> str:
     return KINDRED.get(entity.label_, entity.label_)
 
 
+def _kin(left, right) -> bool:
+    """Two entities that may be items of one list: of one kind, or a country's name (GPE) and a name spaCy's small
+    model tags otherwise by its context ("Slovakia" ORG, "North Macedonia" LOC), not one the article opens (a feature:
+    "the Drake Passage", "the Pacific Ocean")."""
+    kinds = {_kind(left), _kind(right)}
+    if len(kinds) == 1:
+        return True
+    other = right if _kind(left) == "GPE" else left
+    return "GPE" in kinds and kinds <= PLACE | {"ORG"} and not other.text.lower().startswith("the ")
+
+
 def _joint(doc, left, right) -> bool:
     """Whether the words between two entities join two items of a list (:func:`siblings`)."""
     gap = [t for t in doc if left.end_char <= t.idx < right.start_char]
@@ -144,7 +156,17 @@ def _joint(doc, left, right) -> bool:
     if not seps:
         return False
     before, after = gap[: seps[0]], gap[seps[-1] + 1 :]
-    return (not before or before[0].pos_ == "ADP") and not any(t.pos_ == "ADP" for t in after)
+    if before and before[0].pos_ != "ADP":
+        return False
+    if after and after[-1].pos_ == "ADP" and after[-1].lower_ in _frames(doc, left):  # "..., to the east by Brazil"
+        return True
+    return not any(t.pos_ == "ADP" for t in after)
+
+
+def _frames(doc, left) -> set[str]:
+    """The prepositions that open an entity before ``left`` in its sentence ("by" in "bordered to the north by Ecuador"):
+    a later joint ending with one of them repeats the list's frame ("and Colombia, to the east by Brazil")."""
+    return {doc[e.start - 1].lower_ for e in doc.ents if 0 < e.start and e.end <= left.end and doc[e.start - 1].pos_ == "ADP"}
 
 
 def range_from(answer: str, sentence: str, ents: list, at: int) -> str:

@@ -117,11 +117,13 @@ def coverage(question: Question, answer: str, passage: Passage) -> float:
 
 def outranked(question: Question, passage: Passage) -> bool:
     """The question asks for a superlative ("largest", "most populous") that the passage states only
-    with an ordinal ("the second-largest of the world's oceans"): its subject is not the answer."""
+    with another ordinal than the question's own ("the second-largest of the world's oceans" for the largest, "the
+    third-largest city" for the second-largest): its subject is not the answer."""
     text = passage.text.lower()
+    asked = ranks(question.text)
     for word in question.superlatives:
-        ranked = len(re.findall(rf"\b{ORDINAL}[- ]{word}\b", text))
-        if ranked and ranked == len(re.findall(rf"\b{word}\b", text)):
+        ranked = [m for m in re.finditer(rf"\b{ORDINAL}[- ]{word}\b", text) if m.group().replace(" ", "-") not in asked]
+        if ranked and len(ranked) == len(re.findall(rf"\b{word}\b", text)):
             return True
     return False
 
@@ -219,13 +221,28 @@ def _ranked_one(sentence: str, at: int, length: int, rank_at: int) -> bool:
     """The ranking word at ``rank_at`` ranks the answer found at ``at`` (-1: the sentence is about the passage's subject,
     the answer, without naming it): no other name is the subject of a clause between them ("Its capital is Edinburgh,
     whilst Glasgow is the largest" does not rank Edinburgh; "Melbourne is the capital of Victoria and the second-most
-    populous city" ranks Melbourne), and they are at most twenty words apart."""
+    populous city" ranks Melbourne; the answer's other names may stand between them, as in "The Yangtze River, Yangzi River
+    or Chang Jiang is the longest"), and they are at most twenty words apart; or the ranking word names the answer
+    after it ("its largest city is Yangon", which ranks Yangon and not a name before it)."""
     if at < 0:  # the subject, as "It" or "The city": no other subject before the ranking word
         return not _OTHER_SUBJECT.search(sentence, sentence.find(" ") + 1 if " " in sentence else len(sentence), rank_at)
-    if at > rank_at:
-        return False
+    if at > rank_at:  # "its largest city is Yangon"
+        return bool(_RANK_IS.fullmatch(sentence[rank_at:at]))
+    named = _RANK_IS.match(sentence, rank_at)
+    if named and re.match(r"[A-Z0-9]", sentence[named.end():]):
+        return False  # "Naypyidaw, while its largest city is Yangon": it ranks the name after it
     between = sentence[at + length:rank_at]
+    other_names = _OTHER_NAMES.match(between)  # "The Yangtze River, Yangzi River or Chang Jiang is the longest"
+    if other_names and re.search(r"\b(?:or|known as|officially)\b", other_names.group()):
+        between = between[other_names.end():]
     return not _OTHER_SUBJECT.search(between) and len(between.split()) <= 20
+
+
+# A ranking word that names the answer after it: lowercase words, then "is" ("largest city is ", "most populous city
+# in the country was ")
+_RANK_IS = re.compile(r"[a-z]+(?:[- ][a-z]+){0,5} (?:is|was|remains) (?:the )?")
+# The answer's other names right after it: ", Yangzi River or Chang Jiang", ", also known as Saigon,"
+_OTHER_NAMES = re.compile(r"(?:\s*(?:,|\bor\b|\balso known as\b|\bofficially\b)\s*(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)+,?")
 
 
 def of_another(question: Question, answer: str, passage: Passage) -> bool:
