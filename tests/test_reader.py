@@ -329,6 +329,8 @@ def test_no_other_names_are_read_for_a_superlative_or_an_ungrounded_answer(pipel
         ("Who did George Harrison tour with?", "Ringo Starr", "George Harrison", "He toured with Ringo Starr.", "Ringo Starr"),
         ("Who married in 1966?", "Pattie Boyd", "George Harrison", "Harrison married Pattie Boyd in 1966.", "Pattie Boyd"),  # no partner
         ("Who formed a band?", "John Lennon", "Paul McCartney", "The Beatles, with John Lennon, formed in Liverpool.", "John Lennon"),
+        ("Who wrote the screenplay of The Godfather?", "Mario Puzo", "The Godfather", "The Godfather is a 1972 American film directed "
+         "by Francis Ford Coppola, who co-wrote the screenplay with Mario Puzo.", "Francis Ford Coppola and Mario Puzo"),
     ],
 )
 def test_a_person_named_as_the_passage_subjects_partner_is_shown_with_the_subject(question, answer, title, text, shown):

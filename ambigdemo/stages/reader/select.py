@@ -210,8 +210,10 @@ def with_subject(answer: str, passage: Passage, question: Question) -> str:
     husband, Joseph Lauter" (Estée Lauder's lead), "Francis Crick, James Watson, ..." where "He, James
     Watson, ... played crucial roles". The sentence must open with the subject (He, She, They, or its
     name) and name the answer right after "with" (and at most a possessive and a noun) or right after
-    its opening "He,". Not when the question itself asks who the subject did it with ("Who did George
-    Harrison tour with?")."""
+    its opening "He,". A relative clause about another name holding the "with" makes that name the partner
+    ("The Godfather is a film directed by Francis Ford Coppola, who co-wrote the screenplay with Mario Puzo":
+    "Francis Ford Coppola and Mario Puzo"). Not when the question itself asks who the subject did it with ("Who did
+    George Harrison tour with?")."""
     subject = bare_title(passage.title)
     if not subject or mentions(answer, subject) or mentions(subject, answer):
         return answer
@@ -224,8 +226,19 @@ def with_subject(answer: str, passage: Passage, question: Question) -> str:
             continue
         before = sentence[:at]
         if PARTNER.search(before) or re.fullmatch(r"(?:He|She|They),\s*", before):
-            return f"{subject}, {answer}" if len(list_items(answer)) > 1 else f"{subject} and {answer}"
+            clause = None
+            for clause in RELATIVE.finditer(before):
+                pass
+            partner = clause.group(1) if clause and PARTNER.search(before[clause.end():]) else subject
+            if mentions(answer, partner) or mentions(partner, answer):
+                return answer
+            return f"{partner}, {answer}" if len(list_items(answer)) > 1 else f"{partner} and {answer}"
     return answer
+
+
+# A name a relative clause is about: "Francis Ford Coppola, who co-wrote the screenplay with Mario Puzo" (the partner
+# of its "with" is that name's, not the passage subject's)
+RELATIVE = re.compile(rf"({NAME}),\s+who\b")
 
 
 def add(found: list[Answer], text: str, passage: Passage) -> Answer:

@@ -196,7 +196,7 @@ def rank_as_asked(question: Question, answer: str, passage: Passage) -> int:
     best, verdict = 0, 0
     for sentence in stating(answer, passage):
         low = sentence.lower()
-        at = low.find(answer.lower())
+        at, length = named_at(sentence, answer)
         for m in _RANKED.finditer(low):
             said = m.group().replace(" ", "-")
             if said in NOT_RANKING or measure(said, low[m.end():]) != by:
@@ -205,13 +205,31 @@ def rank_as_asked(question: Question, answer: str, passage: Passage) -> int:
             if overlap <= best:
                 continue
             above = at > m.end() and _ABOVE.search(low[m.end():at])
-            if not above and not _ranked_one(sentence, at, len(answer), m.start()):
+            if not above and not _ranked_one(sentence, at, length, m.start()):
                 continue
             got = place(said)
             if above:  # named after "after": ranked above this place
                 got = got - 1 if got > 2 else (1 if got == 2 else 0)
             best, verdict = overlap, (0 if got == 0 else 1 if got == wanted else -1)
     return verdict
+
+
+# The rest of a name after the words an answer gives of it: capitalised words and the particles names hold
+# ("Aisha" in "Aisha bint Abi Bakr was", "Simón" in "Simón de Bolívar")
+_NAME_REST = re.compile(r"(?:\s+(?:(?:bint|bin|ibn|al|el|de|da|del|della|di|du|dos|van|von|der|den|la|le|y)\s+)*[A-Z][\w'-]*)*")
+_GENERIC = re.compile(r"\s+(?:river|lake|mountain|mount|island|islands|dynasty|empire|city|state|province|sea|ocean|desert)$", re.I)
+
+
+def named_at(sentence: str, answer: str) -> tuple[int, int]:
+    """Where ``sentence`` names ``answer`` and how long the name is there, the rest of a longer name it begins
+    included ("Aisha bint Abi Bakr" for "Aisha"); an answer ending in a generic word may be named without it ("The
+    Godavari is" for "Godavari River"). (-1, 0) when it does not name it."""
+    low = sentence.lower()
+    for form in dict.fromkeys([answer, _GENERIC.sub("", answer)]):
+        m = re.search(rf"(?<!\w){re.escape(form.lower())}(?!\w)", low)
+        if m:
+            return m.start(), m.end() - m.start() + len(_NAME_REST.match(sentence, m.end()).group())
+    return -1, 0
 
 
 _OTHER_SUBJECT = re.compile(r"\b[A-Z][\w'-]*(?: [A-Z][\w'-]*)* (?:is|was|are|were|has|had)\b")
