@@ -14,7 +14,7 @@ from ambigdemo.evaluation import funnel, readings
 from ambigdemo.evaluation.readings import right
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.prompts import closed_book_turn
-from ambigdemo.stages.reader.verifier import FEATURES, Verifier, relate
+from ambigdemo.stages.reader.verifier import FEATURES, Verifier, relate, tiers
 from ambigdemo.stages.reader.verify import evidence, of_another, rank_as_asked, ranks, ranks_otherwise
 from ambigdemo.text import normalize_answer
 from ambigdemo.types import Also, Candidate, Edit, Interpretation, Passage, Result
@@ -81,6 +81,16 @@ def test_a_ranking_word_before_is_ranks_the_name_after_it_and_the_answer_s_other
     assert rank_as_asked(Question.of("What is the largest city in Scotland?"), "Edinburgh", edinburgh) == 0
 
 
+def test_an_answer_named_by_part_of_a_longer_name_or_without_its_generic_word_is_still_the_one_ranked():
+    """"Aisha bint Abi Bakr was the third wife" ranks Aisha ("Abi Bakr" is not another subject), and "The Godavari is
+    India's second longest river" ranks the Godavari River."""
+    aisha = passage("Aisha", "Aisha bint Abi Bakr was the third and youngest wife of Islamic prophet Muhammad.")
+    assert rank_as_asked(Question.of("Who was the first wife of Muhammad?"), "Aisha", aisha) == -1
+    godavari = passage("Godavari River", "The Godavari is India's second longest river after the Ganges River.")
+    assert rank_as_asked(Question.of("What is the third-longest river in India?"), "Godavari River", godavari) == -1
+    assert rank_as_asked(Question.of("What is the second-longest river in India?"), "Godavari River", godavari) == 1
+
+
 def test_the_question_s_word_related_to_another_name_is_evidence_against_it():
     capital = Question.of("What is the capital of Australia?")
     assert of_another(capital, "Melbourne", passage("Melbourne", "Melbourne is the capital of Victoria."))
@@ -129,6 +139,25 @@ def test_the_replay_takes_the_best_scored_first_and_keeps_the_rest_as_also():
     assert shown_tiers(record, score) == {"needed": 1, "gold": 2, "wrong": 0, "either": 2, "also": 1}
     assert shown_tiers(record, replace(score, threshold=0.0, more=0.0)) == {"needed": 2, "gold": 2, "wrong": 1, "either": 2, "also": 0}
     assert shown_tiers(record, replace(score, also=1.0)) == {"needed": 1, "gold": 2, "wrong": 0, "either": 1, "also": 0}
+
+
+def test_once_a_list_gives_a_reading_its_other_names_need_only_the_listed_threshold():
+    """A passage's reply (Brazil) and the other names of its list (Paraguay, Peru): when one of them is a reading, the
+    others need ``listed``, not what a further reading needs; a name of another passage's list (Chile), or with no
+    list, still needs ``more``. A name scored above the list's reading is taken too, and an answer under "also"
+    that a list's name now reads is not shown twice."""
+    score = Verifier(("score",), (0.0,), (1.0,), (1.0,), 0.0, threshold=0.3, more=0.8, also=0.1, listed=0.3)
+    keys = ["Brazil", "Paraguay", "Peru", "Chile", "Peru", "Ecuador"]
+    scores = [0.85, 0.6, 0.35, 0.6, 0.5, 0.5]
+    lists = ["Bolivia#1", "Bolivia#1", "Bolivia#1", "Argentina#0", None, None]
+    assert tiers(keys, scores, score, 5, lists) == ["reading", "reading", "reading", "also", "same", "also"]
+    assert tiers(keys, scores, replace(score, listed=1.0), 5, lists) == ["reading", "also", "", "also", "also", "also"]
+    assert tiers(keys, scores, score, 5) == tiers(keys, scores, replace(score, listed=1.0), 5, lists)
+    late = tiers(["Brazil", "Paraguay", "Brazil"], [0.9, 0.7, 0.6], score, 5, [None, "Bolivia#1", "Bolivia#1"])
+    assert late == ["reading", "reading", "same"], "the list's Brazil names a reading, so Paraguay, scored above it, reads"
+    first_below = tiers(["Tanzania", "Uganda"], [0.7, 0.5], replace(score, threshold=0.6, listed=0.2), 5, ["Rwanda#1"] * 2)
+    assert first_below == ["reading", "reading"]
+    assert tiers(["A", "B", "C"], [0.9, 0.5, 0.5], score, 2, ["x"] * 3) == ["reading", "reading", "also"]
 
 
 def test_the_replay_reads_only_the_passages_within_the_gate():

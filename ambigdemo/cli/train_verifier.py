@@ -42,6 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--also-further", type=float, default=1.0, help="p(right) an answer of those needs to be shown \"also\" (1: never)")
     p.add_argument("--siblings", action="store_true", help="the reader reads the other names of the list a reply is named in "
                    "(and so do the candidates it is fitted on)")
+    p.add_argument("--listed", type=float, default=1.0, help="p(right) another name of a list that gave a reading needs "
+                   "to be a reading too (1: what any further reading needs)")
     p.add_argument("--features", help="the features fitted, comma-separated (default: the shipped score's, verifier.SCORED)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
@@ -97,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
     verifier = fit(train_rows, train_labels, l2=args.l2, names=names)
     swept = sweep(dev_found, verifier, THRESHOLDS)
     verifier = replace(verifier, threshold=args.threshold, more=args.more, also=args.also, passages=args.passages, relevance=args.relevance, branch_passages=args.branch_passages,
-                       also_passages=args.also_passages, also_further=args.also_further, siblings=args.siblings)
+                       also_passages=args.also_passages, also_further=args.also_further, siblings=args.siblings,
+                       listed=args.listed)
     report = {
         "train": {"questions": len(train_found), "candidates": len(train_labels), "right": sum(train_labels),
                   "auc_in_sample": auc([verifier.p(r) for r in train_rows], train_labels),
@@ -114,5 +117,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {export}: {args.passages} passages read{gate}, less likely replies from {args.branch_passages}, "
           f"threshold {args.threshold}, then {args.more}, also from {args.also}"
           + (f"; {args.also_passages} more for \"also\" only, from {args.also_further}" if args.also_passages else "")
-          + ("; the other names of a reply's list read" if args.siblings else ""))
+          + ("; the other names of a reply's list read" if args.siblings else "")
+          + (f", a list's further names from {args.listed}" if args.listed < 1 else ""))
     return 0

@@ -206,7 +206,8 @@ class ReaderRun:
     def decide(self) -> None:
         """Choose the readings and the "also" tier among every grounded candidate so far: each scored once
         (its features beside the others', :func:`relate`), then taken best first: a reading while its p(right)
-        reaches what the next reading needs (:meth:`Verifier.needs`, at most ``max_answers``), else "also in the
+        reaches what the next reading needs (:meth:`Verifier.needs`, at most ``max_answers``; ``verifier.listed`` for
+        another name of a list that gave a reading: a passage's reply and the names listed with it), else "also in the
         passages" from ``verifier.also``; a candidate naming an answer already taken only adds its passage."""
         verifier = self.reader.verifier
         scored = [i for i, c in enumerate(self.candidates) if c.features]
@@ -216,10 +217,13 @@ class ReaderRun:
         grounded = [i for i in scored if self.candidates[i].passage not in self._also_only]
         by_id = {p.id: p for p in self.passages}
         shown = [self._shown_as(self.candidates[i], by_id[self.candidates[i].passage]) for i in grounded]
-        chosen = tiers(shown, [self.candidates[i].p for i in grounded], verifier, self.reader.max_answers)
+        listing = {self.candidates[i].passage for i in grounded if self.candidates[i].sibling}
+        lists = [c.passage if c.passage in listing and (c.sibling or c.likeliest) else None
+                 for c in (self.candidates[i] for i in grounded)]
+        chosen = tiers(shown, [self.candidates[i].p for i in grounded], verifier, self.reader.max_answers, lists)
         found: list[Answer] = []
         also: list[Also] = []
-        for j in sorted(range(len(grounded)), key=lambda j: (-self.candidates[grounded[j]].p, j)):
+        for j in sorted(range(len(grounded)), key=lambda j: (chosen[j] != "reading", -self.candidates[grounded[j]].p, j)):
             c, text, passage = self.candidates[grounded[j]], shown[j], by_id[self.candidates[grounded[j]].passage]
             if chosen[j] == "same":
                 add(found, text, passage)

@@ -144,6 +144,7 @@ class Verifier:
     also_passages: int = 0  # then this many more of the retrieved passages (over the reader's least score) are read
     also_further: float = 1.0  # for "also" only: an answer of theirs is shown there when its p reaches this
     siblings: bool = False  # the other names of a list a reply is named in are read too (``LlmReader.siblings``)
+    listed: float = 1.0  # a further answer named in the list of a passage whose answer is a reading needs this (:func:`tiers`)
 
     def needs(self, found: int) -> float:
         """The p(right) an answer needs when ``found`` distinct answers are found before it."""
@@ -156,13 +157,15 @@ class Verifier:
     def to_json(self) -> dict:
         return {"names": list(self.names), "mean": list(self.mean), "scale": list(self.scale), "weights": list(self.weights),
                 "bias": self.bias, "threshold": self.threshold, "more": self.more, "also": self.also, "passages": self.passages, "relevance": self.relevance, "branch_passages": self.branch_passages, "branch_min": self.branch_min,
-                "also_passages": self.also_passages, "also_further": self.also_further, "siblings": self.siblings}
+                "also_passages": self.also_passages, "also_further": self.also_further, "siblings": self.siblings,
+                "listed": self.listed}
 
     @classmethod
     def from_json(cls, data: dict) -> "Verifier":
         return cls(tuple(data["names"]), tuple(data["mean"]), tuple(data["scale"]), tuple(data["weights"]),
                    float(data["bias"]), float(data["threshold"]), float(data["more"]), float(data.get("also", 1.0)), int(data["passages"]), float(data.get("relevance", 0.0)), int(data["branch_passages"]), float(data["branch_min"]),
-                   int(data.get("also_passages", 0)), float(data.get("also_further", 1.0)), bool(data.get("siblings", False)))
+                   int(data.get("also_passages", 0)), float(data.get("also_further", 1.0)), bool(data.get("siblings", False)),
+                   float(data.get("listed", 1.0)))
 
     @classmethod
     def load(cls, path: Path) -> "Verifier":
@@ -173,23 +176,50 @@ class Verifier:
             raise ValueError(f"cannot load the verifier from {path}: {exc}") from exc
 
 
-def tiers(keys: list[str], scores: list[float], verifier: "Verifier", max_answers: int) -> list[str]:
+def tiers(keys: list[str], scores: list[float], verifier: "Verifier", max_answers: int,
+          lists: list[str | None] | None = None) -> list[str]:
     """The one best-first decision, per candidate (``keys``: each as shown, ``scores``: its p(right), both in read
     order): "reading" while p reaches what the next reading needs (at most ``max_answers``), "same" when it names an
-    answer already a reading, "also" from ``verifier.also`` for an answer not yet listed, else ""."""
+    answer already a reading, "also" from ``verifier.also`` for an answer not yet listed, else "". ``lists`` names,
+    per candidate, the list it belongs to (a passage's reply and the other names of the list it is named in), or None:
+    once one name of a list is a reading (or names one), another of it needs only ``verifier.listed`` (a list states
+    one relation, so its names stand or fall together)."""
+    lists = lists or [None] * len(keys)
     out = [""] * len(keys)
     readings: list[str] = []
     also: list[str] = []
-    for i in sorted(range(len(keys)), key=lambda i: (-scores[i], i)):
+    shown_lists: set[str] = set()
+    order = sorted(range(len(keys)), key=lambda i: (-scores[i], i))
+
+    def needs(i: int) -> float:
+        needed = verifier.needs(len(readings))
+        return min(needed, verifier.listed) if lists[i] in shown_lists else needed
+
+    def take(i: int) -> None:
+        out[i] = "reading"
+        readings.append(normalize_answer(keys[i]))
+        if lists[i] is not None:
+            shown_lists.add(lists[i])
+
+    for i in order:
         key = normalize_answer(keys[i])
         if any(same_answer(key, k) for k in readings):
             out[i] = "same"
-        elif scores[i] >= verifier.needs(len(readings)) and len(readings) < max_answers:
-            out[i] = "reading"
-            readings.append(key)
+            if lists[i] is not None:
+                shown_lists.add(lists[i])
+        elif scores[i] >= needs(i) and len(readings) < max_answers:
+            take(i)
         elif scores[i] >= verifier.also and not any(same_answer(key, k) for k in also):
             out[i] = "also"
             also.append(key)
+    for i in order:  # a list's names scored above the name that made it shown
+        key = normalize_answer(keys[i])
+        if out[i] in ("", "also") and lists[i] in shown_lists and scores[i] >= needs(i) and len(readings) < max_answers \
+                and not any(same_answer(key, k) for k in readings):
+            take(i)
+    for i in order:  # an answer "also" shown that a promoted name now reads
+        if out[i] == "also" and any(same_answer(normalize_answer(keys[i]), k) for k in readings):
+            out[i] = "same"
     return out
 
 
