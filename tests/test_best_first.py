@@ -282,3 +282,25 @@ def test_the_other_names_of_a_reply_s_list_are_scored_as_less_likely_replies(sco
         return {n for n in neighbours if n in on_screen}
 
     assert named(listed) >= named(plain)
+
+
+def test_a_list_that_gives_a_reading_gives_its_other_names_as_readings_from_the_listed_threshold(scored):
+    """Switzerland's neighbours, read with the names of the reply's list: with ``listed`` at 0 every grounded name of
+    the list that gave a reading is a reading too (up to ``max_answers``), each from the passage that lists it; at 1
+    (what any further reading needs, as before) the list's other names wait under "also" unless they reach ``more``."""
+    question = "Which countries border Switzerland?"
+    reader = replace(scored.reader, siblings=True)
+
+    def ask(listed: float):
+        return replace(scored, reader=replace(reader, verifier=replace(reader.verifier, listed=listed))).ask(question)
+
+    strict, listed = ask(1.0), ask(0.0)
+    assert [(c.passage, c.text, c.p) for c in strict.candidates] == [(c.passage, c.text, c.p) for c in listed.candidates]
+    first = listed.interpretations[0]
+    lister = next(c.passage for c in listed.candidates if c.sibling and not c.rejection)
+    names = {normalize_answer(c.text) for c in listed.candidates if c.passage == lister and (c.sibling or c.likeliest) and not c.rejection}
+    assert len(listed.interpretations) > len(strict.interpretations), [(i.answer, i.p) for i in strict.interpretations]
+    on_screen = normalize_answer(" ".join(i.answer for i in listed.interpretations))
+    assert normalize_answer(first.answer) not in names or all(n in on_screen for n in names), (names, on_screen)
+    assert all(i.p >= reader.verifier.threshold or normalize_answer(i.answer) in names for i in listed.interpretations)
+    assert not {normalize_answer(a.answer) for a in listed.also} & {normalize_answer(i.answer) for i in listed.interpretations}
