@@ -17,6 +17,9 @@ ROLE_GAP = re.compile(LIST_GAP.pattern + r"([a-z]+)\s+")  # a list's joint and a
 NAME = r"(?!(?:He|She|They|It|His|Her|Their|The|In|On|At|A|An)\b)[A-Z][\w'.\-]*(?:\s+(?:(?:von|van|de|da|der|den|du|la|le|del|di|bin)\s+)*[A-Z][\w'.\-]*)*"
 NAME_LIST = re.compile(rf"{NAME}(?:(?:,\s*{NAME})*,?\s+(?:and|or)\s+{NAME})")
 PARTNER = re.compile(r"\bwith(?:\s+(?:his|her|their)\s+\w+)?,?\s*$")
+# A name a relative clause is about: "Francis Ford Coppola, who co-wrote the screenplay with Mario Puzo" (the partner
+# of its "with" is that name's, not the passage subject's)
+RELATIVE = re.compile(rf"({NAME}),\s+who\b")
 KINDRED = {"LANGUAGE": "NORP"}  # spaCy tags a language NORP or LANGUAGE by context ("Arabic and French")
 MEASURES = frozenset({"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT"})  # the kinds a range joins
 JOINT_POS = frozenset({"PUNCT", "CCONJ", "DET", "NOUN", "ADJ", "ADP", "ADV", "PROPN"})  # the words a list's joint may hold
@@ -226,19 +229,14 @@ def with_subject(answer: str, passage: Passage, question: Question) -> str:
             continue
         before = sentence[:at]
         if PARTNER.search(before) or re.fullmatch(r"(?:He|She|They),\s*", before):
-            clause = None
-            for clause in RELATIVE.finditer(before):
-                pass
-            partner = clause.group(1) if clause and PARTNER.search(before[clause.end():]) else subject
+            clauses = list(RELATIVE.finditer(before))
+            last = clauses[-1] if clauses else None
+            partner = last.group(1) if last and PARTNER.search(before[last.end():]) else subject
             if mentions(answer, partner) or mentions(partner, answer):
                 return answer
             return f"{partner}, {answer}" if len(list_items(answer)) > 1 else f"{partner} and {answer}"
     return answer
 
-
-# A name a relative clause is about: "Francis Ford Coppola, who co-wrote the screenplay with Mario Puzo" (the partner
-# of its "with" is that name's, not the passage subject's)
-RELATIVE = re.compile(rf"({NAME}),\s+who\b")
 
 
 def add(found: list[Answer], text: str, passage: Passage) -> Answer:
