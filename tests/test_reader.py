@@ -294,6 +294,8 @@ def test_an_answer_listed_with_others_of_its_kind_is_shown_with_them(pipeline, a
          "Bolivia, to the south by Chile.", ["Colombia", "Brazil", "Bolivia", "Chile"]),  # each joint repeats the frame
         ("Lubumbashi", "Lubumbashi is the second-largest city in the country, located in the south, near the border "
          "with Zambia.", []),  # a preposition after the joint that no item opened with
+        ("Zambia", "It borders the Atlantic Ocean to the west, Zambia and Angola to the north, Botswana to the east, and "
+         "South Africa to the south.", ["Angola", "Botswana", "South Africa"]),  # a feature before the list, not its item
     ],
 )
 def test_the_other_names_of_a_list_are_found_beside_the_answer(pipeline, answer, text, others):
@@ -341,6 +343,20 @@ def test_a_person_named_as_the_passage_subjects_partner_is_shown_with_the_subjec
 
     passage = Passage("x", title, text)
     assert with_subject(named_with(answer, passage), passage, Question.of(question)) == shown
+
+
+def test_an_answer_is_shown_as_its_article_names_it_unless_it_lists_more(pipeline):
+    """A reply naming the article's subject in a fuller form is shown by the article's name; a reply listing the subject with
+    another name stays the list (:func:`select.shown_as`)."""
+    from ambigdemo.stages.reader.select import shown_as
+
+    nlp = pipeline.heuristic.nlp
+    rawalpindi = Passage("Rawalpindi#0", "Rawalpindi", "Rawalpindi lies adjacent to Pakistan's capital, Islamabad, and the "
+                         "two are jointly known as the \"twin cities\".")
+    question = Question.of("Which cities are Pakistan's twin cities?")
+    assert shown_as(question, "Rawalpindi and Islamabad", rawalpindi, nlp) == "Rawalpindi and Islamabad"
+    armstrong = Passage("Neil Armstrong#0", "Neil Armstrong", "Neil Alden Armstrong was an American astronaut.")
+    assert shown_as(Question.of("Who walked on the Moon?"), "Neil Alden Armstrong", armstrong, nlp) == "Neil Armstrong"
 
 
 def test_the_model_reply_naming_one_of_a_list_answers_with_the_list(pipeline, rules):

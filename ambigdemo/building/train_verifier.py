@@ -156,7 +156,7 @@ def featurize(found: list[dict], retriever, nlp, top_k: int = 8, reader: LlmRead
             clue = Clue(question, c["text"], by_id[c["passage"]], passages, c["logp"], c["likeliest"],
                         position(c["text"], replied[:i]), priors.get(c["text"], 0.0), c.get("sibling", False))
             c["features"] = features(clue, nlp)
-        relate([c["features"] for c in record["candidates"]])
+        relate([c["features"] for c in record["candidates"]], [c["text"] for c in record["candidates"]])
     return found
 
 
@@ -232,7 +232,7 @@ def shown_tiers(record: dict, verifier: Verifier, passages: int = 8, branch_pass
     ``shown`` makes it (default: as replied): needed answers in the readings, wrong readings, needed answers in
     the readings or "also", and the "also" answers shown."""
     kept = [c for c in record["candidates"] if within(c, passages, branch_passages, verifier.relevance)]
-    scores = [verifier.p(row) for row in relate([dict(c["features"]) for c in kept])]
+    scores = [verifier.p(row) for row in relate([dict(c["features"]) for c in kept], [c["text"] for c in kept])]
     texts = [shown(c) if shown else c["text"] for c in kept]
     chosen = tiers(texts, scores, verifier, max_answers)
     found = [t for t, tier in zip(texts, chosen) if tier == "reading"]

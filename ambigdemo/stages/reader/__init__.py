@@ -211,10 +211,13 @@ class ReaderRun:
         passages" from ``verifier.also``; a candidate naming an answer already taken only adds its passage."""
         verifier = self.reader.verifier
         scored = [i for i, c in enumerate(self.candidates) if c.features]
-        rows = relate([dict(self.candidates[i].features) for i in scored])
-        for i, row in zip(scored, rows):
-            self.candidates[i] = replace(self.candidates[i], features=row, p=round(verifier.p(row), 4))
         grounded = [i for i in scored if self.candidates[i].passage not in self._also_only]
+        # the readings' candidates compared among themselves (a passage read for "also" only never moves a reading),
+        # the "also"-only passages' with every candidate; each candidate keeps its own passage's features
+        for group in (scored, grounded):
+            rows = relate([dict(self.candidates[i].features) for i in group], [self.candidates[i].text for i in group])
+            for i, row in zip(group, rows):
+                self.candidates[i] = replace(self.candidates[i], p=round(verifier.p(row), 4))
         by_id = {p.id: p for p in self.passages}
         shown = [self._shown_as(self.candidates[i], by_id[self.candidates[i].passage]) for i in grounded]
         listing = {self.candidates[i].passage for i in grounded if self.candidates[i].sibling}

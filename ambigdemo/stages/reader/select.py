@@ -27,10 +27,12 @@ RANGE_GAP = re.compile(r"\s*(?:[\u2013\u2014-]|\b(?:to|until|till|through)\b(?:\
 
 
 def shown_as(question: Question, answer: str, passage: Passage, nlp) -> str:
-    """The answer as shown: "Neil Alden Armstrong" as his article names him, in the passage's spelling,
+    """The answer as shown: "Neil Armstrong", as his article names him, for "Neil Alden Armstrong" (not for a list
+    that names the subject: "Rawalpindi and Islamabad" stays whole in Rawalpindi's article), in the passage's spelling,
     with the names listed beside it (:func:`listed_with`) unless the question asks for one ("the largest")."""
-    if is_name_of(passage.title, answer) and normalize_answer(bare_title(passage.title)) != normalize_answer(answer):
-        answer = bare_title(passage.title)
+    title = bare_title(passage.title)
+    if len(list_items(answer)) == 1 and is_name_of(title, answer) and normalize_answer(title) != normalize_answer(answer):
+        answer = title
     answer = surface(answer, passage)
     if question.superlatives:
         return answer
@@ -92,7 +94,9 @@ def siblings(answer: str, passage: Passage, nlp) -> list[str]:
         kind = _kind(ents[at])
         if kind in MEASURES:
             continue
-        first, last = _run(len(ents), at, lambda i: _kin(ents[at], ents[i + 1]) and _joint(doc, ents[i], ents[i + 1]))
+        first, last = _run(
+            len(ents), at, lambda i: all(_kin(ents[at], e) for e in ents[i : i + 2]) and _joint(doc, ents[i], ents[i + 1])
+        )
         items = ents[first : last + 1]
         gaps = [sentence[a.end_char : b.start_char] for a, b in zip(items, items[1:])]
         if last + 1 < len(ents) and _joint(doc, ents[last], ents[last + 1]):  # the list goes on with another kind

@@ -115,9 +115,17 @@ def features(clue: Clue, nlp) -> dict[str, float]:
     }
 
 
-def relate(rows: list[dict[str, float]]) -> list[dict[str, float]]:
-    """``rows``, one question's candidates' features (:func:`features`), each with how far it stands from the
-    question's best candidate on the :data:`RELATIVE` features (0 for the best, negative below it)."""
+def relate(rows: list[dict[str, float]], texts: list[str]) -> list[dict[str, float]]:
+    """``rows``, one question's candidates' features (:func:`features`; ``texts``, their answers), each with how far it
+    stands from the question's best candidate on the :data:`RELATIVE` features (0 for the best, negative below it),
+    and ``rank_other`` read per answer: an answer some passage ranks at another place than the question asks, and none
+    at that place, is ranked otherwise wherever it is read ("Jakarta is the largest city" tells against Jakarta for the
+    second-largest in a passage that does not rank it)."""
+    keys = [normalize_answer(t) for t in texts]
+    for i, row in enumerate(rows):
+        same = [r for r, k in zip(rows, keys) if same_answer(keys[i], k)]
+        if any(r["rank_other"] for r in same) and not any(r["rank_asked"] for r in same):
+            row["rank_other"] = 1.0
     for gap, name in RELATIVE.items():
         best = max((r[name] for r in rows), default=0.0)
         for r in rows:

@@ -193,6 +193,8 @@ def rank_as_asked(question: Question, answer: str, passage: Passage) -> int:
     rank = first.group().replace(" ", "-")
     wanted, by = place(rank), measure(rank, text[first.end():])
     words = question.words - {w for r in asked for w in r.split("-")}
+    if _NAMES_PLACE.search(question.text):  # "in the country" stands for the place the question names
+        words = words | _THE_PLACE
     best, verdict = 0, 0
     for sentence in stating(answer, passage):
         low = sentence.lower()
@@ -241,11 +243,11 @@ def _ranked_one(sentence: str, at: int, length: int, rank_at: int) -> bool:
     whilst Glasgow is the largest" does not rank Edinburgh; "Melbourne is the capital of Victoria and the second-most
     populous city" ranks Melbourne; the answer's other names may stand between them, as in "The Yangtze River, Yangzi River
     or Chang Jiang is the longest"), and they are at most twenty words apart; or the ranking word names the answer
-    after it ("its largest city is Yangon", which ranks Yangon and not a name before it)."""
+    after it ("its largest city is Yangon", "its largest city, London", which rank that name and not one before it)."""
     if at < 0:  # the subject, as "It" or "The city": no other subject before the ranking word
         return not _OTHER_SUBJECT.search(sentence, sentence.find(" ") + 1 if " " in sentence else len(sentence), rank_at)
     if at > rank_at:  # "its largest city is Yangon"
-        return bool(_RANK_IS.fullmatch(sentence[rank_at:at]))
+        return bool(_RANK_IS.fullmatch(sentence[rank_at:at]) or _RANK_COMMA.fullmatch(sentence[rank_at:at]))
     named = _RANK_IS.match(sentence, rank_at)
     if named and re.match(r"[A-Z0-9]", sentence[named.end():]):
         return False  # "Naypyidaw, while its largest city is Yangon": it ranks the name after it
@@ -256,9 +258,15 @@ def _ranked_one(sentence: str, at: int, length: int, rank_at: int) -> bool:
     return not _OTHER_SUBJECT.search(between) and len(between.split()) <= 20
 
 
-# A ranking word that names the answer after it: lowercase words, then "is" ("largest city is ", "most populous city
-# in the country was ")
-_RANK_IS = re.compile(r"[a-z]+(?:[- ][a-z]+){0,5} (?:is|was|remains) (?:the )?")
+# A ranking word that names the answer after it: words that open no clause of their own, then "is" ("largest city is
+# ", "most populous city in the country was ", "largest city of England and the UK is "; not "largest city and its
+# capital is ")
+_RANK_IS = re.compile(r"[a-z]+(?:[- ](?!(?:its|his|her|their|while|whereas|but|which|who|whose)\b)[\w'’]+){0,9} "
+                      r"(?:is|was|remains) (?:the )?")
+_RANK_COMMA = re.compile(r"[a-z]+(?:[- ][a-z]+){0,3}, ")  # "its largest city, London"
+# A question that names a place ("in Kazakhstan"), and the words a passage calls such a place by
+_NAMES_PLACE = re.compile(r"\b(?:in|of)\s+(?:the\s+)?[A-Z]")
+_THE_PLACE = frozenset({"country", "nation"})
 # The answer's other names right after it: ", Yangzi River or Chang Jiang", ", also known as Saigon,"
 _OTHER_NAMES = re.compile(r"(?:\s*(?:,|\bor\b|\balso known as\b|\bofficially\b)\s*(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)+,?")
 
