@@ -74,6 +74,7 @@ class ReaderRun:
     _shown: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)  # (passage, candidate): as select shows it
     _closed: Context | None = field(default=None, repr=False)
     _also_only: set[str] = field(default_factory=set, repr=False)  # passages read for "also" only (:meth:`read_for_also`)
+    _own: dict[int, dict[str, float]] = field(default_factory=dict, repr=False)  # a candidate's features from its passage alone
 
     @property
     def dropped(self) -> list[str]:
@@ -190,6 +191,7 @@ class ReaderRun:
             clue = Clue(self.question, text, passage, self.passages, logp, not alternative, position(text, earlier), self.prior(text),
                         how == "sibling")
             named = features(clue, self.reader.nlp)
+            self._own[len(self.candidates)] = named
             if context is not None:
                 self._replied[(passage.id, text)] = context
         self.candidates.append(Candidate(passage.id, text, not alternative, why or "", None, named, how == "sibling"))
@@ -213,11 +215,11 @@ class ReaderRun:
         scored = [i for i, c in enumerate(self.candidates) if c.features]
         grounded = [i for i in scored if self.candidates[i].passage not in self._also_only]
         # the readings' candidates compared among themselves (a passage read for "also" only never moves a reading),
-        # the "also"-only passages' with every candidate; each candidate keeps its own passage's features
+        # the "also"-only passages' with every candidate
         for group in (scored, grounded):
-            rows = relate([dict(self.candidates[i].features) for i in group], [self.candidates[i].text for i in group])
+            rows = relate([dict(self._own[i]) for i in group], [self.candidates[i].text for i in group])
             for i, row in zip(group, rows):
-                self.candidates[i] = replace(self.candidates[i], p=round(verifier.p(row), 4))
+                self.candidates[i] = replace(self.candidates[i], features=row, p=round(verifier.p(row), 4))
         by_id = {p.id: p for p in self.passages}
         shown = [self._shown_as(self.candidates[i], by_id[self.candidates[i].passage]) for i in grounded]
         listing = {self.candidates[i].passage for i in grounded if self.candidates[i].sibling}
