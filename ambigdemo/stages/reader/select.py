@@ -242,7 +242,6 @@ def with_subject(answer: str, passage: Passage, question: Question) -> str:
     return answer
 
 
-
 def add(found: list[Answer], text: str, passage: Passage) -> Answer:
     """Add ``text`` from ``passage`` to ``found``: a new answer, or an earlier one it is an alias of, now
     also supported by this passage (each passage cited once, though a passage's less likely reply may
