@@ -16,11 +16,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from ambigdemo.config import VERIFIERS
-from ambigdemo.evaluation.readings import score_item, summarize
+from ambigdemo.evaluation.readings import summarize
 from ambigdemo.stages.reader.verifier import Verifier
 
 sys.path.insert(0, str(Path(__file__).parent))
-from listed import decided  # noqa: E402
+from listed import scored  # noqa: E402
 
 SHOWN = ("needed", "wrong", "wrong_per_5_questions", "fully_right", "multi_complete", "needed_with_also", "null_right")
 
@@ -34,7 +34,7 @@ def sweep(bars: list[tuple[float, float]], files: list[Path]) -> None:
     for name, recs in sets.items():
         for threshold, more in bars:
             verifier = replace(score, threshold=threshold, more=more)
-            rows = [score_item({"question": r["question"], "answers": r["gold"]}, *decided(r, verifier)) for r in recs]
+            rows = [scored(r, verifier) for r in recs]
             summary = summarize(rows, [{}] * len(rows))
             print(f"{name:12} {threshold}:{more}  " + "  ".join(f"{k} {summary[k]}" for k in SHOWN))
 

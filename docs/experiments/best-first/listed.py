@@ -68,6 +68,11 @@ def decided(rec: dict, verifier) -> tuple[list[str], list[str]]:
     return shown, also
 
 
+def scored(rec: dict, verifier) -> dict:
+    """``score_item``'s row for one recorded question as decided again under ``verifier``."""
+    return score_item({"question": rec["question"], "answers": rec["gold"]}, *decided(rec, verifier))
+
+
 def replay(values: list[float], files: list[Path], show: bool = False) -> None:
     from ambigdemo.config import VERIFIERS
     from ambigdemo.stages.reader.verifier import Verifier
@@ -78,10 +83,9 @@ def replay(values: list[float], files: list[Path], show: bool = False) -> None:
         for value in values:
             rows = []
             for rec in recs:
-                item = {"question": rec["question"], "answers": rec["gold"]}
-                row = score_item(item, *decided(rec, replace(score, listed=value)))
+                row = scored(rec, replace(score, listed=value))
                 rows.append(row)
-                before = score_item(item, rec["readings"], rec["also"])
+                before = score_item({"question": rec["question"], "answers": rec["gold"]}, rec["readings"], rec["also"])
                 if value == 1.0 and [before[k] for k in ("found", "wrong", "found_with_also")] != [row[k] for k in ("found", "wrong", "found_with_also")]:
                     print(f"  not reproduced: {rec['question']}")
                 if show and value == values[-1] and (before["found"], before["wrong"]) != (row["found"], row["wrong"]):
