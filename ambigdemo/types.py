@@ -51,6 +51,7 @@ class Candidate:
     p: float | None = None  # the verifier's p(right), when a verifier judged it
     features: dict[str, float] = field(default_factory=dict)  # what the verifier read (verifier.FEATURES)
     sibling: bool = False  # not replied: another name of the list a reply's answer is named in
+    title: bool = False  # not replied: the passage's subject
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,9 @@ from ambigdemo.cli.ask import render_text
 from ambigdemo.evaluation import funnel, readings
 from ambigdemo.evaluation.readings import right
 from ambigdemo.stages.question import Question
+from ambigdemo.stages.answers import same_answer
 from ambigdemo.stages.reader.prompts import closed_book_turn
+from ambigdemo.stages.reader.select import subject_named
 from ambigdemo.stages.reader.verifier import FEATURES, Verifier, relate, tiers
 from ambigdemo.stages.reader.verify import evidence, of_another, rank_as_asked, ranks, ranks_otherwise
 from ambigdemo.text import normalize_answer
@@ -308,6 +310,42 @@ def test_the_other_names_of_a_reply_s_list_are_scored_as_less_likely_replies(sco
         return {n for n in neighbours if n in on_screen}
 
     assert named(listed) >= named(plain)
+
+
+def test_a_passage_s_subject_is_read_as_a_reply_when_no_reply_named_it():
+    """A lead states its subject's relations ("It is bordered by Latvia to the north"), and asked of Latvia the model
+    replies another name or none: the subject, as its title names it, is a candidate when the passage grounds it and
+    nothing read from the passage named it yet; never the question's own subject."""
+    latvia = Question.of("Which countries border Latvia?")
+    lithuania = passage("Lithuania", "Lithuania is a country in Northern Europe. It is bordered by Latvia to the north, "
+                                     "Belarus to the east and south, and Poland to the south.")
+    assert subject_named(latvia, lithuania, []) == "Lithuania"
+    assert subject_named(latvia, lithuania, ["Belarus"]) == "Lithuania"
+    assert subject_named(latvia, lithuania, ["Lithuania"]) is None
+    assert subject_named(latvia, passage("Latvia", "Latvia is a country in the Baltic region of Northern Europe."), []) is None
+    river = Question.of("Which river flows through Guangzhou?")
+    pearl = passage("Pearl River (China)", "The Pearl River is famed as the river that flows through Guangzhou.")
+    assert subject_named(river, pearl, []) == "Pearl River"
+
+
+def test_with_titles_every_read_passage_s_subject_is_scored_as_a_less_likely_reply(scored):
+    """With ``titles`` each passage read gives its subject as a candidate unless a reply of it named it (scored as the
+    model's reply would be, the feature ``title`` set); the model's own replies are what they were without it."""
+    question = "Which countries border Latvia?"
+    plain = scored.ask(question)
+    titled = replace(scored, reader=replace(scored.reader, titles=True)).ask(question)
+    assert not any(c.title for c in plain.candidates)
+    assert [(c.passage, c.text) for c in titled.candidates if c.likeliest] == [(c.passage, c.text) for c in plain.candidates if c.likeliest]
+    subjects = [c for c in titled.candidates if c.title]
+    assert subjects and all(not c.likeliest and not c.sibling for c in subjects)
+    assert all(c.p is not None and c.features["title"] == 1.0 for c in subjects if not c.rejection)
+    by_id = {p.id: p for p in titled.passages}
+    q = Question.of(question)
+    for pid in titled.read:
+        said = [c.text for c in titled.candidates if c.passage == pid and not c.title]
+        named = subject_named(q, by_id[pid], said)
+        assert (named is not None) == any(c.passage == pid for c in subjects), (pid, named, said)
+        assert named is None or any(c.passage == pid and same_answer(normalize_answer(c.text), normalize_answer(named)) for c in subjects)
 
 
 def test_a_list_that_gives_a_reading_gives_its_other_names_as_readings_from_the_listed_threshold(scored):

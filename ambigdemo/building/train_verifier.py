@@ -26,7 +26,7 @@ from ambigdemo.files import replace_text
 from ambigdemo.stages.reader import LlmReader, MalformedOutput
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.verifier import FEATURES, Clue, Verifier, auc, features, fit, position, relate, tiers
-from ambigdemo.stages.reader.select import other_names
+from ambigdemo.stages.reader.select import other_names, subject_named
 from ambigdemo.stages.reader.verify import occurs_in
 from ambigdemo.stages.answers import same_answer
 from ambigdemo.text import normalize_answer
@@ -62,7 +62,7 @@ def candidates(reader: LlmReader, question: str, passages: list[Passage], gold: 
         pass  # no reply read as an answer: the candidates are none, as the app's reader would find
     return [
         {"passage": c.passage, "text": c.text, "likeliest": c.likeliest, "logp": c.features["logp"],
-         "right": any(right(c.text, g) for g in gold), **({"sibling": True} if c.sibling else {})}
+         "right": any(right(c.text, g) for g in gold), **({"sibling": True} if c.sibling else {}), **({"title": True} if c.title else {})}
         for c in reading.candidates if c.features
     ]
 
@@ -96,37 +96,43 @@ def collect(reader: LlmReader, retriever, items: list[tuple[str, list[list[str]]
             if stated_only and not any(occurs_in(a, p) for p in passages for g in gold for a in g):
                 continue
             rows = candidates(reader, question, passages, gold)
-            f.write(json.dumps({"question": question, "gold": gold, "candidates": rows, "siblings": reader.siblings}) + "\n")
+            f.write(json.dumps({"question": question, "gold": gold, "candidates": rows, "siblings": reader.siblings,
+                                "titles": reader.titles}) + "\n")
             f.flush()
             taken += 1
             bar.update(1)
     return out
 
 
-def add_siblings(out: Path, reader: LlmReader, retriever, gold: dict[str, list[list[str]]] | None = None) -> Path:
-    """Complete the questions collected in ``out`` before the reader read the other names of a list
-    (:func:`~ambigdemo.stages.reader.select.other_names`) with those names, each after its passage's replies as the
-    reader reads them, with its log probability after the passage, labelled by the record's gold (``gold`` for
-    records collected before it was kept); resumable (each question done is marked)."""
+def add_unreplied(out: Path, reader: LlmReader, retriever, how: str, gold: dict[str, list[list[str]]] | None = None,
+                  reach: int = 8) -> Path:
+    """Complete the questions collected in ``out`` before the reader read candidates it was not replied (``how``:
+    "siblings", the other names of the list a passage's reply is named in, :func:`~ambigdemo.stages.reader.select.other_names`;
+    "titles", each passage's subject, :func:`~ambigdemo.stages.reader.select.subject_named`) with them, each after its
+    passage's candidates as the reader reads them, with its log probability after the passage, labelled by the record's
+    gold (``gold`` for records collected before it was kept), from the first ``reach`` passages (the most the reader
+    reads); resumable (each question done is marked ``how``)."""
+    flag = {"siblings": "sibling", "titles": "title"}[how]
     found = records(out)
-    for record in tqdm([r for r in found if not r.get("siblings")], desc="reading lists' other names", unit="q"):
+    for record in tqdm([r for r in found if not r.get(how)], desc=f"reading the passages' {how}", unit="q"):
         question = Question.of(record["question"])
         answers = record["gold"] if "gold" in record else (gold or {})[record["question"]]
-        by_id = {p.id: p for p in retriever.search(question.text, 8)}
         rows: list[dict] = []
-        for i, c in enumerate(record["candidates"]):
-            rows.append(c)
-            if i + 1 < len(record["candidates"]) and record["candidates"][i + 1]["passage"] == c["passage"]:
-                continue  # the names follow the passage's last candidate
-            reply = next((r for r in record["candidates"] if r["passage"] == c["passage"] and r["likeliest"]), None)
-            if reply is None:
-                continue
-            passage = by_id[c["passage"]]
-            names = other_names(question, reply["text"], passage, reader.nlp)
+        for rank, passage in enumerate(retriever.search(question.text, 8)):
+            own = [c for c in record["candidates"] if c["passage"] == passage.id]
+            rows += own
+            if rank >= reach:
+                names = []
+            elif how == "titles":
+                named = subject_named(question, passage, [c["text"] for c in own])
+                names = [named] if named else []
+            else:
+                reply = next((c for c in own if c["likeliest"]), None)
+                names = other_names(question, reply["text"], passage, reader.nlp) if reply else []
             start = reader.start(question.text, passage) if names else None
             rows += [{"passage": passage.id, "text": n, "likeliest": False, "logp": start.logp(n),
-                      "right": any(right(n, g) for g in answers), "sibling": True} for n in names]
-        record["candidates"], record["siblings"] = rows, True
+                      "right": any(right(n, g) for g in answers), flag: True} for n in names]
+        record["candidates"], record[how] = rows, True
         replace_text(out, "".join(json.dumps(r) + "\n" for r in found))
     return out
 
@@ -154,7 +160,7 @@ def featurize(found: list[dict], retriever, nlp, top_k: int = 8, reader: LlmRead
         priors = {t: closed.logp(t) for t in dict.fromkeys(replied)} if closed is not None else {}
         for i, c in enumerate(record["candidates"]):
             clue = Clue(question, c["text"], by_id[c["passage"]], passages, c["logp"], c["likeliest"],
-                        position(c["text"], replied[:i]), priors.get(c["text"], 0.0), c.get("sibling", False))
+                        position(c["text"], replied[:i]), priors.get(c["text"], 0.0), c.get("sibling", False), c.get("title", False))
             c["features"] = features(clue, nlp)
         relate([c["features"] for c in record["candidates"]], [c["text"] for c in record["candidates"]])
     return found
@@ -196,7 +202,7 @@ def within(candidate: dict, passages: int, branch_passages: int, relevance: floa
     passages are read in retrieval order; ``rank`` is log1p)."""
     rank = round(math.expm1(candidate["features"]["rank"]))
     return (rank < passages and candidate["features"]["ratio"] >= relevance
-            and (candidate["likeliest"] or candidate.get("sibling", False) or rank < branch_passages))
+            and (candidate["likeliest"] or candidate.get("sibling", False) or candidate.get("title", False) or rank < branch_passages))
 
 
 def chosen(record: dict, verifier: Verifier, threshold: float, passages: int = 8, branch_passages: int = 2) -> dict[str, int]:

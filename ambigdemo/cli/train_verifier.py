@@ -42,6 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--also-further", type=float, default=1.0, help="p(right) an answer of those needs to be shown \"also\" (1: never)")
     p.add_argument("--siblings", action="store_true", help="the reader reads the other names of the list a reply is named in "
                    "(and so do the candidates it is fitted on)")
+    p.add_argument("--titles", action="store_true", help="the reader reads each passage's subject as if replied "
+                   "(and so do the candidates it is fitted on)")
     p.add_argument("--listed", type=float, default=1.0, help="p(right) another name of a list that gave a reading needs "
                    "to be a reading too (1: what any further reading needs)")
     p.add_argument("--features", help="the features fitted, comma-separated (default: the shipped score's, verifier.SCORED)")
@@ -58,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from ambigdemo.evaluation.datasets import load_ambignq
     from ambigdemo.files import replace_text
     from ambigdemo.pipeline import Pipeline
-    from ambigdemo.building.train_verifier import (add_siblings, collect, featurize, gold_answers, labelled, out_of_fold,
+    from ambigdemo.building.train_verifier import (add_unreplied, collect, featurize, gold_answers, labelled, out_of_fold,
                                                    records, sweep)
     from ambigdemo.stages.reader.verifier import FEATURES, SCORED, auc, fit
 
@@ -81,11 +83,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     train_items = [(e.question, gold_answers(e)) for e in load_ambignq(args.data)]
     dev_items = [(i["question"], i["answers"]) for i in json.loads(args.dev.read_text(encoding="utf-8"))]
-    listed = {"siblings": args.siblings}
+    listed = {"siblings": args.siblings, "titles": args.titles}
     collect(pipeline.reader, pipeline.retriever, train_items, args.out / "train.jsonl", args.questions, args.seed, **listed)
     collect(pipeline.reader, pipeline.retriever, dev_items, args.out / "dev.jsonl", len(dev_items), seed=None, stated_only=False, **listed)
-    for collected, items in (("train.jsonl", train_items), ("dev.jsonl", dev_items)) if args.siblings else ():
-        add_siblings(args.out / collected, pipeline.reader, pipeline.retriever, dict(items))  # collected before they were read
+    for how in [h for h in ("siblings", "titles") if getattr(args, h)]:
+        for collected, items in (("train.jsonl", train_items), ("dev.jsonl", dev_items)):
+            add_unreplied(args.out / collected, pipeline.reader, pipeline.retriever, how, dict(items),
+                          reach=args.passages + args.also_passages)  # collected before they were read
 
     nlp = pipeline.reader.nlp
     train_found = featurize(records(args.out / "train.jsonl"), pipeline.retriever, nlp, reader=pipeline.reader)
@@ -99,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     verifier = fit(train_rows, train_labels, l2=args.l2, names=names)
     swept = sweep(dev_found, verifier, THRESHOLDS)
     verifier = replace(verifier, threshold=args.threshold, more=args.more, also=args.also, passages=args.passages, relevance=args.relevance, branch_passages=args.branch_passages,
-                       also_passages=args.also_passages, also_further=args.also_further, siblings=args.siblings,
+                       also_passages=args.also_passages, also_further=args.also_further, siblings=args.siblings, titles=args.titles,
                        listed=args.listed)
     report = {
         "train": {"questions": len(train_found), "candidates": len(train_labels), "right": sum(train_labels),
@@ -118,5 +122,6 @@ def run(args: argparse.Namespace) -> int:
           f"threshold {args.threshold}, then {args.more}, also from {args.also}"
           + (f"; {args.also_passages} more for \"also\" only, from {args.also_further}" if args.also_passages else "")
           + ("; the other names of a reply's list read" if args.siblings else "")
+          + ("; each passage's subject read" if args.titles else "")
           + (f", a list's further names from {args.listed}" if args.listed < 1 else ""))
     return 0

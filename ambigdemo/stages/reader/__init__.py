@@ -8,7 +8,7 @@ One path, a module per step, sharing one analysed :class:`~ambigdemo.stages.ques
    model replies with the answer the passage states, or "none"; for the first ``branch_passages``
    its less likely replies that reach ``branch_min`` are read too (tuned on the dev questions); with
    ``siblings``, so are the other names of the list a reply's answer is named in ("bordered by Italy to the south,
-   France to the west, ..."), each scored by the model as if replied; then ``further_passages`` more, whose
+   France to the west, ..."), and with ``titles`` the passage's subject, each scored by the model as if replied; then ``further_passages`` more, whose
    answers must be stated beside ``further_coverage`` of the question's words;
 2. **verify** (:mod:`.verify`): the answer must be stated by its passage, and pass the two checks on
    the question that measurably lower wrong readings;
@@ -37,7 +37,7 @@ from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.disambiguate import ask_rewrite
 from ambigdemo.stages.reader.prompts import closed_book_question, closed_book_system, example_prefix, passage_turn
 from ambigdemo.stages.reader.recall import beyond, parse_reply, relevant
-from ambigdemo.stages.reader.select import add, other_names, shown_as
+from ambigdemo.stages.reader.select import add, other_names, shown_as, subject_named
 from ambigdemo.stages.reader.verifier import Clue, Verifier, features, position, relate, tiers
 from ambigdemo.stages.reader.verify import evidence, in_own_words, rejection
 from ambigdemo.text import normalize_answer
@@ -45,9 +45,9 @@ from ambigdemo.types import Also, Answer, Candidate, Passage
 
 __all__ = ["HOW", "LlmReader", "MalformedOutput", "ReaderRun", "ask_rewrite", "relevant"]
 
-# How a candidate came: the model's likeliest reply for its passage, one of its less likely replies, or another name
-# of the list the likeliest reply's answer is named in
-HOW = ("reply", "branch", "sibling")
+# How a candidate came: the model's likeliest reply for its passage, one of its less likely replies, another name
+# of the list the likeliest reply's answer is named in, or the passage's subject
+HOW = ("reply", "branch", "sibling", "title")
 
 
 class MalformedOutput(ValueError):
@@ -148,8 +148,9 @@ class ReaderRun:
         """The model's likeliest reply for the ``rank``-th passage read, then, for the first
         ``branch_passages``, its less likely replies that reach ``branch_min`` (computed only after the
         likeliest one's answer is shown), then, with ``siblings``, the other names of the list its answer is
-        named in (:func:`~.select.other_names`), each as if the model had replied it; each with the context that
-        ends with it, its log probability, and how it came (:data:`HOW`)."""
+        named in (:func:`~.select.other_names`), then, with ``titles``, the passage's subject when none of those named
+        it (:func:`~.select.subject_named`), each as if the model had replied it; each with the context that ends
+        with it, its log probability, and how it came (:data:`HOW`)."""
         reader = self.reader
         start = reader.start(self.question.text, passage)
         context, logps = start.fork(), []
@@ -164,6 +165,11 @@ class ReaderRun:
             for name in other_names(self.question, in_own_words(answer, passage), passage, reader.nlp):
                 branch = start.fork()
                 yield name, branch, branch.follow(name), "sibling"
+        if reader.titles:
+            subject = subject_named(self.question, passage, [c.text for c in self.candidates if c.passage == passage.id])
+            if subject:
+                branch = start.fork()
+                yield subject, branch, branch.follow(subject), "title"
 
     def take(self, passage: Passage, reply: str, how: str = "reply", least_coverage: float = 0.0,
              logp: float = 0.0, context: Context | None = None) -> Answer | None:
@@ -182,19 +188,19 @@ class ReaderRun:
         text = in_own_words(text, passage)
         if self.reader.verifier is None:
             why = rejection(self.question, text, passage, least_coverage)
-            self.candidates.append(Candidate(passage.id, text, not alternative, why or "", sibling=how == "sibling"))
+            self.candidates.append(Candidate(passage.id, text, not alternative, why or "", sibling=how == "sibling", title=how == "title"))
             return None if why else add(self.found, shown_as(self.question, text, passage, self.reader.nlp), passage)
         why = rejection(self.question, text, passage)
         named = {}
         if why is None:
             earlier = [c.text for c in self.candidates if c.features]  # the answers before it that verify's rules passed
             clue = Clue(self.question, text, passage, self.passages, logp, not alternative, position(text, earlier), self.prior(text),
-                        how == "sibling")
+                        how == "sibling", how == "title")
             named = features(clue, self.reader.nlp)
             self._own[len(self.candidates)] = named
             if context is not None:
                 self._replied[(passage.id, text)] = context
-        self.candidates.append(Candidate(passage.id, text, not alternative, why or "", None, named, how == "sibling"))
+        self.candidates.append(Candidate(passage.id, text, not alternative, why or "", None, named, how == "sibling", how == "title"))
         return None
 
     def prior(self, text: str) -> float:
@@ -277,6 +283,7 @@ class LlmReader:
     branch_tokens: int = 5  # the replies starting with the 2nd to 5th likeliest first token
     also_passages: int = 0  # passages read after the readings for the "also" tier only (:meth:`ReaderRun.read_for_also`)
     siblings: bool = False  # the other names of a list a reply's answer is named in are read as less likely replies
+    titles: bool = False  # each passage's subject is read as a less likely reply when nothing read from it named it
     further_passages: int = 0  # passages read after those within ``relevance`` (above ``min_score``)
     further_coverage: float = 1.0  # the share of the question's words their answer's sentence must hold
     nlp: Any = None  # a spaCy pipeline with NER: an answer listed with others is shown with them (``listed_with``)

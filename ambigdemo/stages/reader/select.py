@@ -8,7 +8,8 @@ from dataclasses import replace
 
 from ambigdemo.stages.answers import bare_title, echoes_question, is_name_of, same_answer
 from ambigdemo.stages.question import PLACE, Question
-from ambigdemo.stages.reader.verify import ranks, rejection, stating, titled
+from ambigdemo.stages.reader.recall import parse_reply
+from ambigdemo.stages.reader.verify import in_own_words, ranks, rejection, stating, titled
 from ambigdemo.text import list_items, mentions, normalize_answer
 from ambigdemo.types import Answer, Passage
 
@@ -113,6 +114,21 @@ def other_names(question: Question, answer: str, passage: Passage, nlp) -> list[
     if ranks(question.text) or rejection(question, answer, passage) is not None:
         return []
     return [name for name in siblings(answer, passage, nlp) if rejection(question, name, passage) is None]
+
+
+def subject_named(question: Question, passage: Passage, said: list[str]) -> str | None:
+    """The passage's subject (its bare title) read as if the model had replied it, when it reads as an answer, its
+    passage grounds it, and no answer read from the passage (``said``) names it: None otherwise. A lead states its
+    subject's relations ("It is bordered by Latvia to the north") where the model, asked of another name, replies
+    that name or none."""
+    title = parse_reply(bare_title(passage.title), names=question.asks_person)
+    if not title:
+        return None
+    title = in_own_words(title, passage)
+    key = normalize_answer(title)
+    if any(same_answer(key, normalize_answer(s)) for s in said) or rejection(question, title, passage) is not None:
+        return None
+    return title
 
 
 def _answer_entities(answer: str, passage: Passage, nlp):

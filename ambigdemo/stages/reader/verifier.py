@@ -9,7 +9,8 @@ before it (the model's first answers are more often right); and, beside the ques
 how likely the model finds the answer with no passage (its prior) and how much the passage raised it,
 and whether the sentence stating it ranks it another way or relates the question's word to another name, or ranks it at
 another place than the question asks (:func:`~ambigdemo.stages.reader.verify.rank_as_asked`), and whether it was not
-replied but named beside a reply in a list (:func:`~ambigdemo.stages.reader.select.other_names`). Its weights are fitted on AmbigNQ train
+replied but named beside a reply in a list (:func:`~ambigdemo.stages.reader.select.other_names`) or is its passage's
+subject (:func:`~ambigdemo.stages.reader.select.subject_named`). Its weights are fitted on AmbigNQ train
 by ``python -m ambigdemo train-verifier`` (:mod:`ambigdemo.building.train_verifier`) and its threshold
 on the readings dev set, with the reading it was tuned with; all are in one small JSON file per reader model
 (``config.VERIFIERS``), since each model's replies are right at a different rate.
@@ -35,10 +36,11 @@ FEATURES = (
     "score", "ratio", "rank", "likeliest", "logp", "support", "type_fit", "untyped",
     "subject", "coverage", "outranked", "other_year", "words", "numeric", "position",
     "prior", "prior_gap", "lift", "support_gap", "clash", "of_other", "rank_asked", "rank_other", "sibling",
+    "title",
 )
 # The features the shipped scores use: the rest are computed and measured (docs/experiments/best-first.md) but
 # moved no choice on new questions (AmbigNQ train, out of fold) or on the dev sets
-SCORED = FEATURES[:15] + ("lift", "rank_other", "sibling")
+SCORED = FEATURES[:15] + ("lift", "rank_other", "sibling", "title")
 # Features that compare a candidate with the question's other candidates (:func:`relate`)
 RELATIVE = {"prior_gap": "prior", "support_gap": "support"}
 
@@ -56,6 +58,7 @@ class Clue:
     position: int = 0  # how many other answers that pass verify's rules were replied before it in this reading
     prior: float = 0.0  # the log probability of ``text`` as the model's reply to the question asked with no passage
     sibling: bool = False  # not replied: another name of the list a reply's answer is named in (``select.siblings``)
+    title: bool = False  # not replied: the passage's subject (``select.subject_named``)
 
 
 def position(text: str, replied: list[str]) -> int:
@@ -112,6 +115,7 @@ def features(clue: Clue, nlp) -> dict[str, float]:
         "rank_asked": float(ranked == 1),
         "rank_other": float(ranked == -1),
         "sibling": float(clue.sibling),
+        "title": float(clue.title),
     }
 
 
@@ -153,6 +157,7 @@ class Verifier:
     also_further: float = 1.0  # for "also" only: an answer of theirs is shown there when its p reaches this
     siblings: bool = False  # the other names of a list a reply is named in are read too (``LlmReader.siblings``)
     listed: float = 1.0  # a further answer named in the list of a passage whose answer is a reading needs this (:func:`tiers`)
+    titles: bool = False  # each passage's subject is read too (``LlmReader.titles``)
 
     def needs(self, found: int) -> float:
         """The p(right) an answer needs when ``found`` distinct answers are found before it."""
@@ -166,14 +171,14 @@ class Verifier:
         return {"names": list(self.names), "mean": list(self.mean), "scale": list(self.scale), "weights": list(self.weights),
                 "bias": self.bias, "threshold": self.threshold, "more": self.more, "also": self.also, "passages": self.passages, "relevance": self.relevance, "branch_passages": self.branch_passages, "branch_min": self.branch_min,
                 "also_passages": self.also_passages, "also_further": self.also_further, "siblings": self.siblings,
-                "listed": self.listed}
+                "listed": self.listed, "titles": self.titles}
 
     @classmethod
     def from_json(cls, data: dict) -> "Verifier":
         return cls(tuple(data["names"]), tuple(data["mean"]), tuple(data["scale"]), tuple(data["weights"]),
                    float(data["bias"]), float(data["threshold"]), float(data["more"]), float(data.get("also", 1.0)), int(data["passages"]), float(data.get("relevance", 0.0)), int(data["branch_passages"]), float(data["branch_min"]),
                    int(data.get("also_passages", 0)), float(data.get("also_further", 1.0)), bool(data.get("siblings", False)),
-                   float(data.get("listed", 1.0)))
+                   float(data.get("listed", 1.0)), bool(data.get("titles", False)))
 
     @classmethod
     def load(cls, path: Path) -> "Verifier":

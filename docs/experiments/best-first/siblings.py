@@ -1,6 +1,6 @@
 """Do the other names of the list a reply is named in (``select.other_names``, read as less likely replies) help,
 and does the score need to know a candidate came that way (the feature ``sibling``)? Completes the committed
-candidates with those names (``train_verifier.add_siblings``: the model scores each after its passage; resumable),
+candidates with those names (``train_verifier.add_unreplied``: the model scores each after its passage; resumable),
 computes every feature as featurize.py does, and prints the out-of-fold AUC on AmbigNQ train and the best-first
 choice at the shipped setting on train (out of fold) and on each readings dev set, without and with the names.
 
@@ -18,7 +18,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from ambigdemo.building.train_verifier import (add_siblings, featurize, fold_fits, gold_answers, labelled, out_of_fold,
+from ambigdemo.building.train_verifier import (add_unreplied, featurize, fold_fits, gold_answers, labelled, out_of_fold,
                                                records, replay, shown_tiers)
 from ambigdemo.config import AMBIGNQ_TRAIN, ROOT, Config
 from ambigdemo.evaluation.datasets import load_ambignq
@@ -36,7 +36,7 @@ SETTING = ("threshold", "more", "also", "passages", "relevance", "branch_passage
 def loaded(path: Path, pipeline: Pipeline, gold: dict | None = None) -> list[dict]:
     """The candidates collected in ``path``, completed with lists' other names, every feature computed; with ``gold``
     (question -> readings), each candidate's text as the app shows it too."""
-    add_siblings(path, pipeline.reader, pipeline.retriever)
+    add_unreplied(path, pipeline.reader, pipeline.retriever, "siblings")
     found = featurize(records(path), pipeline.retriever, pipeline.reader.nlp, reader=pipeline.reader)
     for r in found:
         if gold is not None:
