@@ -106,15 +106,15 @@ def collect(reader: LlmReader, retriever, items: list[tuple[str, list[list[str]]
 
 def add_unreplied(out: Path, reader: LlmReader, retriever, how: str, gold: dict[str, list[list[str]]] | None = None,
                   reach: int = 8) -> Path:
-    """Complete the questions collected in ``out`` before the reader read candidates it was not replied (``how``:
+    """Complete the questions collected in ``out`` before the reader read answers the model did not reply (``how``:
     "siblings", the other names of the list a passage's reply is named in, :func:`~ambigdemo.stages.reader.select.other_names`;
     "titles", each passage's subject, :func:`~ambigdemo.stages.reader.select.subject_named`) with them, each after its
     passage's candidates as the reader reads them, with its log probability after the passage, labelled by the record's
     gold (``gold`` for records collected before it was kept), from the first ``reach`` passages (the most the reader
     reads); resumable (each question done is marked ``how``)."""
-    flag = {"siblings": "sibling", "titles": "title"}[how]
+    flag, what = {"siblings": ("sibling", "lists' other names"), "titles": ("title", "passages' subjects")}[how]
     found = records(out)
-    for record in tqdm([r for r in found if not r.get(how)], desc=f"reading the passages' {how}", unit="q"):
+    for record in tqdm([r for r in found if not r.get(how)], desc=f"reading {what}", unit="q"):
         question = Question.of(record["question"])
         answers = record["gold"] if "gold" in record else (gold or {})[record["question"]]
         rows: list[dict] = []
