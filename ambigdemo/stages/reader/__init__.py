@@ -8,8 +8,8 @@ One path, a module per step, sharing one analysed :class:`~ambigdemo.stages.ques
    model replies with the answer the passage states, or "none"; for the first ``branch_passages``
    its less likely replies that reach ``branch_min`` are read too (tuned on the dev questions); with
    ``siblings``, so are the other names of the list a reply's answer is named in ("bordered by Italy to the south,
-   France to the west, ..."), and with ``titles`` the passage's subject, each scored by the model as if replied; then ``further_passages`` more, whose
-   answers must be stated beside ``further_coverage`` of the question's words;
+   France to the west, ..."), and with ``titles`` the passage's subject, each scored by the model as if replied;
+   then ``further_passages`` more, whose answers must be stated beside ``further_coverage`` of the question's words;
 2. **verify** (:mod:`.verify`): the answer must be stated by its passage, and pass the two checks on
    the question that measurably lower wrong readings;
 3. **select** (:mod:`.select`): shown as its article names it, with the names listed beside it, and
