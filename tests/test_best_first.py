@@ -348,6 +348,28 @@ def test_with_titles_every_read_passage_s_subject_is_scored_as_a_less_likely_rep
         assert named is None or any(c.passage == pid and same_answer(normalize_answer(c.text), normalize_answer(named)) for c in subjects)
 
 
+def test_with_also_titles_the_subjects_are_scored_after_the_readings_for_also_only(scored):
+    """With ``also_titles`` (a score file's bar) each read passage's subject is scored once the readings are chosen:
+    the readings, their p's and the passages read for them are what they were without it, even with every threshold
+    at 0, and a subject reaching the bar shows under "also" with its passage's sentence."""
+    question = "Which countries border Latvia?"
+    verifier = replace(scored.reader.verifier, threshold=0.0, more=0.0, also_passages=0)
+    reader = replace(scored.reader, verifier=verifier, also_passages=0, relevance=0.0, max_passages=4)  # Latvia's neighbours read
+    plain = replace(scored, reader=reader)
+    subjects = replace(scored, reader=replace(reader, verifier=replace(verifier, also_titles=0.0), also_titles=True))
+    before, after = plain.ask(question), subjects.ask(question)
+    assert [(i.answer, i.p) for i in after.interpretations] == [(i.answer, i.p) for i in before.interpretations]
+    assert after.read == before.read and not any(c.title for c in before.candidates)
+    titled = [c for c in after.candidates if c.title and c.p is not None]
+    assert titled and {c.passage for c in titled} <= set(after.read)
+    shown = {normalize_answer(i.answer) for i in after.interpretations}
+    also = {normalize_answer(a.answer): a for a in after.also}
+    for c in titled:
+        key = normalize_answer(c.text)
+        assert key in shown or any(same_answer(key, k) for k in also), c.text
+    assert all(a.sentence for a in after.also) and "also_done" in after.timings_ms
+
+
 def test_a_list_that_gives_a_reading_gives_its_other_names_as_readings_from_the_listed_threshold(scored):
     """Switzerland's neighbours, read with the names of the reply's list: with ``listed`` at 0 every grounded name of
     the list that gave a reading is a reading too (up to ``max_answers``), each from the passage that lists it; at 1

@@ -44,6 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(and so do the candidates it is fitted on)")
     p.add_argument("--titles", action="store_true", help="the reader reads each passage's subject as if replied "
                    "(and so do the candidates it is fitted on)")
+    p.add_argument("--also-titles", type=float, default=1.0, help="p(right) each passage's subject, read after the readings "
+                   "for \"also\" only, needs to be shown there (1: not read; the fit's candidates are not read so)")
     p.add_argument("--listed", type=float, default=1.0, help="p(right) another name of a list that gave a reading needs "
                    "to be a reading too (1: what any further reading needs)")
     p.add_argument("--features", help="the features fitted, comma-separated (default: the shipped score's, verifier.SCORED)")
@@ -104,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     swept = sweep(dev_found, verifier, THRESHOLDS)
     verifier = replace(verifier, threshold=args.threshold, more=args.more, also=args.also, passages=args.passages, relevance=args.relevance, branch_passages=args.branch_passages,
                        also_passages=args.also_passages, also_further=args.also_further, siblings=args.siblings, titles=args.titles,
-                       listed=args.listed)
+                       listed=args.listed, also_titles=args.also_titles)
     report = {
         "train": {"questions": len(train_found), "candidates": len(train_labels), "right": sum(train_labels),
                   "auc_in_sample": auc([verifier.p(r) for r in train_rows], train_labels),
@@ -123,5 +125,6 @@ def run(args: argparse.Namespace) -> int:
           + (f"; {args.also_passages} more for \"also\" only, from {args.also_further}" if args.also_passages else "")
           + ("; the other names of a reply's list read" if args.siblings else "")
           + ("; each passage's subject read" if args.titles else "")
+          + (f"; each passage's subject read for \"also\" only, from {args.also_titles}" if args.also_titles < 1 else "")
           + (f", a list's further names from {args.listed}" if args.listed < 1 else ""))
     return 0

@@ -8,7 +8,8 @@ One path, a module per step, sharing one analysed :class:`~ambigdemo.stages.ques
    model replies with the answer the passage states, or "none"; for the first ``branch_passages``
    its less likely replies that reach ``branch_min`` are read too (tuned on the dev questions); with
    ``siblings``, so are the other names of the list a reply's answer is named in ("bordered by Italy to the south,
-   France to the west, ..."), and with ``titles`` the passage's subject, each scored by the model as if replied;
+   France to the west, ..."), and with ``titles`` the passage's subject, each scored by the model as if replied
+   (with ``also_titles`` the subject is scored after the readings, for "also in the passages" only);
    then ``further_passages`` more, whose answers must be stated beside ``further_coverage`` of the question's words;
 2. **verify** (:mod:`.verify`): the answer must be stated by its passage, and pass the two checks on
    the question that measurably lower wrong readings;
@@ -75,6 +76,7 @@ class ReaderRun:
     _closed: Context | None = field(default=None, repr=False)
     _also_only: set[str] = field(default_factory=set, repr=False)  # passages read for "also" only (:meth:`read_for_also`)
     _own: dict[int, dict[str, float]] = field(default_factory=dict, repr=False)  # a candidate's features from its passage alone
+    _subjects: list[tuple[Passage, Context]] = field(default_factory=list, repr=False)  # passages whose subject is read for "also" only
 
     @property
     def dropped(self) -> list[str]:
@@ -118,8 +120,12 @@ class ReaderRun:
         so the readings, their rewrites and the paragraph are what they were; one shows under "Also in the
         passages" when its p reaches ``verifier.also_further`` (:meth:`decide`)."""
         reader = self.reader
-        if reader.verifier is None or not reader.also_passages:
+        if reader.verifier is None or not (reader.also_passages or self._subjects):
             return
+        if self._subjects:
+            self._take_subjects()
+            self.decide()
+            yield list(self.also)
         read = set(self.read)
         done = [p for p in self.passages if p.id in read]
         for passage in beyond(self.passages, done, reader.min_score, reader.also_passages):
@@ -127,8 +133,16 @@ class ReaderRun:
             self._also_only.add(passage.id)
             for reply, context, logp, how in self._replies(len(self.passages), passage):
                 self.take(passage, reply, how, logp=logp, context=context)
+            self._take_subjects()
             self.decide()
             yield list(self.also)
+
+    def _take_subjects(self) -> None:
+        """With ``also_titles``: the subjects of the passages read so far, scored for the "also" tier only."""
+        while self._subjects:
+            passage, start = self._subjects.pop(0)
+            for subject, context, logp, how in self._subject(passage, start):
+                self.take(passage, subject, how, logp=logp, context=context)
 
     @property
     def chosen_by_verifier(self) -> bool:
@@ -166,10 +180,17 @@ class ReaderRun:
                 branch = start.fork()
                 yield name, branch, branch.follow(name), "sibling"
         if reader.titles:
-            subject = subject_named(self.question, passage, [c.text for c in self.candidates if c.passage == passage.id])
-            if subject:
-                branch = start.fork()
-                yield subject, branch, branch.follow(subject), "title"
+            yield from self._subject(passage, start)
+        elif reader.also_titles:
+            self._subjects.append((passage, start))
+
+    def _subject(self, passage: Passage, start: Context) -> Iterator[tuple[str, Context, float, str]]:
+        """The passage's subject as if the model had replied it from ``start``, when it reads as an answer that
+        nothing read from the passage named (:func:`~.select.subject_named`)."""
+        subject = subject_named(self.question, passage, [c.text for c in self.candidates if c.passage == passage.id])
+        if subject:
+            branch = start.fork()
+            yield subject, branch, branch.follow(subject), "title"
 
     def take(self, passage: Passage, reply: str, how: str = "reply", least_coverage: float = 0.0,
              logp: float = 0.0, context: Context | None = None) -> Answer | None:
@@ -219,9 +240,9 @@ class ReaderRun:
         passages" from ``verifier.also``; a candidate naming an answer already taken only adds its passage."""
         verifier = self.reader.verifier
         scored = [i for i, c in enumerate(self.candidates) if c.features]
-        grounded = [i for i in scored if self.candidates[i].passage not in self._also_only]
-        # the readings' candidates compared among themselves (a passage read for "also" only never moves a reading),
-        # the "also"-only passages' with every candidate
+        grounded = [i for i in scored if not self._for_also(self.candidates[i])]
+        # the readings' candidates compared among themselves (what is read for "also" only never moves a reading),
+        # the "also"-only ones with every candidate
         for group in (scored, grounded):
             rows = relate([dict(self._own[i]) for i in group], [self.candidates[i].text for i in group])
             for i, row in zip(group, rows):
@@ -244,14 +265,20 @@ class ReaderRun:
                 self._contexts[text] = self._replied.get((c.passage, c.text))
             elif chosen[j] == "also":
                 also.append(Also(text, passage.id, evidence(text, passage), c.p))
-        further = sorted((i for i in scored if self.candidates[i].passage in self._also_only), key=lambda i: -self.candidates[i].p)
+        further = sorted((i for i in scored if self._for_also(self.candidates[i])), key=lambda i: -self.candidates[i].p)
         for i in further:
             c, passage = self.candidates[i], by_id[self.candidates[i].passage]
             text = self._shown_as(c, passage)
             key = normalize_answer(text)
-            if c.p >= verifier.also_further and not any(same_answer(key, normalize_answer(t)) for t in [a.text for a in found] + [a.answer for a in also]):
+            bar = verifier.also_titles if c.title and self.reader.also_titles else verifier.also_further
+            if c.p >= bar and not any(same_answer(key, normalize_answer(t)) for t in [a.text for a in found] + [a.answer for a in also]):
                 also.append(Also(text, passage.id, evidence(text, passage), c.p))
         self.found, self.also = found, also
+
+    def _for_also(self, candidate: Candidate) -> bool:
+        """Whether ``candidate`` is read for the "also" tier only: from a further passage, or a subject read after the
+        readings (``also_titles``)."""
+        return candidate.passage in self._also_only or (candidate.title and self.reader.also_titles)
 
     def _shown_as(self, candidate: Candidate, passage: Passage) -> str:
         """The candidate as select shows it, computed once per run (:meth:`decide` runs after every passage)."""
@@ -284,6 +311,7 @@ class LlmReader:
     also_passages: int = 0  # passages read after the readings for the "also" tier only (:meth:`ReaderRun.read_for_also`)
     siblings: bool = False  # the other names of a list a reply's answer is named in are read as less likely replies
     titles: bool = False  # each passage's subject is read as a less likely reply when nothing read from it named it
+    also_titles: bool = False  # ... or, without ``titles``, after the readings, for the "also" tier only
     further_passages: int = 0  # passages read after those within ``relevance`` (above ``min_score``)
     further_coverage: float = 1.0  # the share of the question's words their answer's sentence must hold
     nlp: Any = None  # a spaCy pipeline with NER: an answer listed with others is shown with them (``listed_with``)

@@ -158,6 +158,7 @@ class Verifier:
     siblings: bool = False  # the other names of a list a reply is named in are read too (``LlmReader.siblings``)
     listed: float = 1.0  # a further answer named in the list of a passage whose answer is a reading needs this (:func:`tiers`)
     titles: bool = False  # each passage's subject is read too (``LlmReader.titles``)
+    also_titles: float = 1.0  # or, for "also" only, read after the readings and shown there from this p (1: not read)
 
     def needs(self, found: int) -> float:
         """The p(right) an answer needs when ``found`` distinct answers are found before it."""
@@ -171,14 +172,14 @@ class Verifier:
         return {"names": list(self.names), "mean": list(self.mean), "scale": list(self.scale), "weights": list(self.weights),
                 "bias": self.bias, "threshold": self.threshold, "more": self.more, "also": self.also, "passages": self.passages, "relevance": self.relevance, "branch_passages": self.branch_passages, "branch_min": self.branch_min,
                 "also_passages": self.also_passages, "also_further": self.also_further, "siblings": self.siblings,
-                "listed": self.listed, "titles": self.titles}
+                "listed": self.listed, "titles": self.titles, "also_titles": self.also_titles}
 
     @classmethod
     def from_json(cls, data: dict) -> "Verifier":
         return cls(tuple(data["names"]), tuple(data["mean"]), tuple(data["scale"]), tuple(data["weights"]),
                    float(data["bias"]), float(data["threshold"]), float(data["more"]), float(data.get("also", 1.0)), int(data["passages"]), float(data.get("relevance", 0.0)), int(data["branch_passages"]), float(data["branch_min"]),
                    int(data.get("also_passages", 0)), float(data.get("also_further", 1.0)), bool(data.get("siblings", False)),
-                   float(data.get("listed", 1.0)), bool(data.get("titles", False)))
+                   float(data.get("listed", 1.0)), bool(data.get("titles", False)), float(data.get("also_titles", 1.0)))
 
     @classmethod
     def load(cls, path: Path) -> "Verifier":
