@@ -350,16 +350,19 @@ def test_with_titles_every_read_passage_s_subject_is_scored_as_a_less_likely_rep
 
 def test_with_also_titles_the_subjects_are_scored_after_the_readings_for_also_only(scored):
     """With ``also_titles`` (a score file's bar) each read passage's subject is scored once the readings are chosen:
-    the readings, their p's and the passages read for them are what they were without it, even with every threshold
-    at 0, and a subject reaching the bar shows under "also" with its passage's sentence."""
-    question = "Which countries border Latvia?"
-    verifier = replace(scored.reader.verifier, threshold=0.0, more=0.0, also_passages=0)
-    reader = replace(scored.reader, verifier=verifier, also_passages=0, relevance=0.0, max_passages=4)  # Latvia's neighbours read
+    the readings, their p's, the passages read and every "also" answer are what they were without it, even with every
+    threshold at 0, and a subject reaching the bar shows under "also" with its passage's sentence."""
+    question = "What is the largest desert in the world?"  # four deserts read, two more for "also"
+    verifier = replace(scored.reader.verifier, threshold=0.0, more=0.0, also_passages=2, also_further=0.0)
+    reader = replace(scored.reader, verifier=verifier, also_passages=2, relevance=0.0, max_passages=4)
     plain = replace(scored, reader=reader)
     subjects = replace(scored, reader=replace(reader, verifier=replace(verifier, also_titles=0.0), also_titles=True))
     before, after = plain.ask(question), subjects.ask(question)
     assert [(i.answer, i.p) for i in after.interpretations] == [(i.answer, i.p) for i in before.interpretations]
     assert after.read == before.read and not any(c.title for c in before.candidates)
+    kept = {(c.passage, c.text): c.p for c in after.candidates if not c.title}
+    assert all(kept[(c.passage, c.text)] == c.p for c in before.candidates), "a subject moves no other candidate's p"
+    assert {normalize_answer(a.answer) for a in before.also} <= {normalize_answer(a.answer) for a in after.also}
     titled = [c for c in after.candidates if c.title and c.p is not None]
     assert titled and {c.passage for c in titled} <= set(after.read)
     shown = {normalize_answer(i.answer) for i in after.interpretations}

@@ -214,7 +214,7 @@ class ReaderRun:
         why = rejection(self.question, text, passage)
         named = {}
         if why is None:
-            earlier = [c.text for c in self.candidates if c.features]  # the answers before it that verify's rules passed
+            earlier = [c.text for c in self.candidates if c.features and not self._apart(c)]  # the answers before it that verify's rules passed
             clue = Clue(self.question, text, passage, self.passages, logp, not alternative, position(text, earlier), self.prior(text),
                         how == "sibling", how == "title")
             named = features(clue, self.reader.nlp)
@@ -240,10 +240,11 @@ class ReaderRun:
         passages" from ``verifier.also``; a candidate naming an answer already taken only adds its passage."""
         verifier = self.reader.verifier
         scored = [i for i, c in enumerate(self.candidates) if c.features]
-        grounded = [i for i in scored if not self._for_also(self.candidates[i])]
-        # the readings' candidates compared among themselves (what is read for "also" only never moves a reading),
-        # the "also"-only ones with every candidate
-        for group in (scored, grounded):
+        replied = [i for i in scored if not self._apart(self.candidates[i])]
+        grounded = [i for i in replied if self.candidates[i].passage not in self._also_only]
+        # the readings' candidates compared among themselves (what is read for "also" only never moves a reading), the
+        # "also"-only passages' with every reply, and the subjects read for "also" with every candidate (they move none)
+        for group in (scored, replied, grounded):
             rows = relate([dict(self._own[i]) for i in group], [self.candidates[i].text for i in group])
             for i, row in zip(group, rows):
                 self.candidates[i] = replace(self.candidates[i], features=row, p=round(verifier.p(row), 4))
@@ -277,8 +278,13 @@ class ReaderRun:
 
     def _for_also(self, candidate: Candidate) -> bool:
         """Whether ``candidate`` is read for the "also" tier only: from a further passage, or a subject read after the
-        readings (``also_titles``)."""
-        return candidate.passage in self._also_only or (candidate.title and self.reader.also_titles)
+        readings."""
+        return candidate.passage in self._also_only or self._apart(candidate)
+
+    def _apart(self, candidate: Candidate) -> bool:
+        """Whether ``candidate`` is a passage's subject read after the readings (``also_titles``): it moves no other
+        candidate's features."""
+        return candidate.title and self.reader.also_titles
 
     def _shown_as(self, candidate: Candidate, passage: Passage) -> str:
         """The candidate as select shows it, computed once per run (:meth:`decide` runs after every passage)."""
