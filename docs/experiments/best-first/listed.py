@@ -40,19 +40,26 @@ def record(readings: Path, out: Path) -> None:
 
     reader_module.tiers = recorded
     pipeline = Pipeline.load(Config.from_env(use_generator=False))
+
+    def row(item: dict) -> dict:
+        calls.clear()
+        result = pipeline.ask(item["question"])
+        last = calls[-1] if calls else {"keys": [], "scores": [], "lists": [], "max": 5}
+        return {"question": item["question"], "gold": item["answers"], "readings": [i.answer for i in result.interpretations],
+                "also": [a.answer for a in result.also], "last": last}
+
+    each_question(readings, out, row)
+
+
+def each_question(readings: Path, out: Path, row) -> None:
+    """``row(item)`` for each question of ``readings`` not yet in ``out``, appended to it as a line (resumable)."""
     done = {json.loads(line)["question"] for line in out.open(encoding="utf-8")} if out.exists() else set()
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("a", encoding="utf-8") as f:
         for item in json.loads(readings.read_text(encoding="utf-8")):
-            if item["question"] in done:
-                continue
-            calls.clear()
-            result = pipeline.ask(item["question"])
-            last = calls[-1] if calls else {"keys": [], "scores": [], "lists": [], "max": 5}
-            f.write(json.dumps({"question": item["question"], "gold": item["answers"],
-                                "readings": [i.answer for i in result.interpretations],
-                                "also": [a.answer for a in result.also], "last": last}, ensure_ascii=False) + "\n")
-            f.flush()
+            if item["question"] not in done:
+                f.write(json.dumps(row(item), ensure_ascii=False) + "\n")
+                f.flush()
 
 
 def decided(rec: dict, verifier) -> tuple[list[str], list[str]]:

@@ -19,6 +19,9 @@ from pathlib import Path
 
 from ambigdemo.evaluation.readings import right, score_item
 
+sys.path.insert(0, str(Path(__file__).parent))
+from listed import each_question  # noqa: E402  (the resumable loop listed.py records with)
+
 BARS = (1.01, 0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 
 
@@ -28,18 +31,14 @@ def record(readings: Path, out: Path) -> None:
     pipeline = Pipeline.load()
     reader = pipeline.reader
     pipeline = replace(pipeline, reader=replace(reader, verifier=replace(reader.verifier, also_titles=0.0), also_titles=True))
-    done = {json.loads(line)["question"] for line in out.open(encoding="utf-8")} if out.exists() else set()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("a", encoding="utf-8") as f:
-        for item in json.loads(readings.read_text(encoding="utf-8")):
-            if item["question"] in done:
-                continue
-            result = pipeline.ask(item["question"])
-            f.write(json.dumps({"question": item["question"], "readings": [i.answer for i in result.interpretations],
-                                "also": [(a.answer, a.p, a.passage) for a in result.also],
-                                "titles": [(c.text, c.p, c.passage) for c in result.candidates if c.title],
-                                "t": result.timings_ms}) + "\n")
-            f.flush()
+
+    def row(item: dict) -> dict:
+        result = pipeline.ask(item["question"])
+        return {"question": item["question"], "readings": [i.answer for i in result.interpretations],
+                "also": [(a.answer, a.p, a.passage) for a in result.also],
+                "titles": [(c.text, c.p, c.passage) for c in result.candidates if c.title], "t": result.timings_ms}
+
+    each_question(readings, out, row)
 
 
 def sweep(readings: Path, recorded: Path) -> None:
