@@ -271,7 +271,7 @@ class ReaderRun:
             c, passage = self.candidates[i], by_id[self.candidates[i].passage]
             text = self._shown_as(c, passage)
             key = normalize_answer(text)
-            bar = verifier.also_titles if c.title and self.reader.also_titles else verifier.also_further
+            bar = verifier.also_titles if self._apart(c) else verifier.also_further
             if c.p >= bar and not any(same_answer(key, normalize_answer(t)) for t in [a.text for a in found] + [a.answer for a in also]):
                 also.append(Also(text, passage.id, evidence(text, passage), c.p))
         self.found, self.also = found, also
