@@ -75,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     from ambigdemo.pipeline import Pipeline
     from ambigdemo.runtimes.index import ArtifactError
     from ambigdemo.ui.app import build_app, launch
+    from ambigdemo.ui.workers import Workers
 
     overrides = {}
     if args.preset:
@@ -102,17 +103,18 @@ def main(argv: list[str] | None = None) -> int:
         Upgrade(pipeline, config, models_dir, config.space_preset, where=where).start()
     from ambigdemo.judging.systems import SpecError
 
-    try:
-        demo = build_app(pipeline, config)
-    except SpecError as exc:  # AMBIGDEMO_STUDY, AMBIGDEMO_COMPARE_SYSTEMS or the pool names something unusable
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if args.desktop:
-        from ambigdemo.ui.desktop import run
+    with Workers(config.concurrency) as workers:  # stopped when the window or server closes, mid-answer or not
+        try:
+            demo = build_app(pipeline, config, workers)
+        except SpecError as exc:  # AMBIGDEMO_STUDY, AMBIGDEMO_COMPARE_SYSTEMS or the pool names something unusable
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        if args.desktop:
+            from ambigdemo.ui.desktop import run
 
-        run(demo)
-    else:
-        launch(demo, args.host, args.port)
+            run(demo)
+        else:
+            launch(demo, args.host, args.port)
     return 0
 
 

@@ -77,3 +77,40 @@ def test_a_stream_nobody_takes_from_or_closes_frees_its_worker(monkeypatch) -> N
     assert closed.wait(timeout=60), "the source was never closed"
     assert workers.call(lambda: "free again") == "free again"
     assert len(list(abandoned)) <= AHEAD  # read again later, it ends with what was queued instead of waiting for ever
+
+
+_ABANDON_AND_EXIT = """
+import threading, sys
+import ambigdemo.ui.workers as w
+w.STALL_S = 3600.0  # the stall limit out of the way: only closing can free the thread
+closed = threading.Event()
+
+def endless():
+    try:
+        n = 0
+        while True:
+            yield n
+            n += 1
+    finally:
+        closed.set()
+
+with w.Workers(1) as workers:
+    abandoned = workers.stream(endless)
+    assert next(abandoned) == 0  # a server stopped mid-answer: taken once, never read or closed again
+print("closed" if closed.wait(timeout=60) else "still producing", flush=True)
+"""
+
+
+def test_closing_the_workers_stops_an_abandoned_stream_so_the_process_exits(tmp_path) -> None:
+    """The desktop app's window closes mid-answer: the server stops taking the stream's items without closing it.
+    Leaving the workers' ``with`` block stops the stream after its step, so the interpreter, which joins the
+    workers' threads before it exits, exits now (before, it waited ``STALL_S``; here an hour)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", _ABANDON_AND_EXIT], cwd=root, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "closed"

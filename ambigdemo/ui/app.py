@@ -30,10 +30,12 @@ INTRO = (
 warnings.filterwarnings("ignore", message=r"'HTTP_422_UNPROCESSABLE_ENTITY' is deprecated")
 
 
-def build_app(pipeline: Pipeline, config: Config) -> gr.Blocks:
+def build_app(pipeline: Pipeline, config: Config, workers: Workers | None = None) -> gr.Blocks:
+    """The app's Blocks; answers run on ``workers`` (the caller closes them when the server stops), else on
+    threads of its own."""
     store = open_store(config.data_dir, config.judgments_db, config.annotator_daily_cap, config.hub_dataset,
                        config.hub_token)
-    workers = Workers(config.concurrency)
+    workers = workers or Workers(config.concurrency)
     arena = Arena.from_study(pipeline, Study.load(config.study, config.studies_dir), config.data_dir) if config.study else None
     with gr.Blocks(title=TITLE, delete_cache=(leaderboard.EXPORT_TTL_S, leaderboard.EXPORT_TTL_S)) as demo:
         gr.Markdown(f"## {TITLE}\n{INTRO}")

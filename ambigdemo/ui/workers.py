@@ -25,10 +25,26 @@ STALL_S = 30.0
 
 
 class Workers:
-    """``call`` and ``stream`` run a function on one of ``n`` long-lived threads."""
+    """``call`` and ``stream`` run a function on one of ``n`` long-lived threads; ``close`` (or leaving a
+    ``with`` block) stops them, so an app whose window or server has closed exits at once."""
 
     def __init__(self, n: int):
         self.pool = ThreadPoolExecutor(max_workers=max(1, n), thread_name_prefix="answer")
+        self.closed = threading.Event()
+
+    def __enter__(self) -> "Workers":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop every stream after the step it is in, drop answers not started, and return without waiting.
+
+        The interpreter joins these threads before it exits, and a stream whose consumer went without closing it
+        (a server stopped mid-answer) would otherwise hold its thread for ``STALL_S``."""
+        self.closed.set()
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
     def call(self, fn: Callable[..., T], *args: Any) -> T:
         return self.pool.submit(fn, *args).result()
@@ -39,10 +55,10 @@ class Workers:
         stop = threading.Event()
 
         def hand(entry: tuple) -> bool:
-            """Queue ``entry`` unless the consumer has gone (closed its stream, or took nothing for ``STALL_S``);
-            False when it has."""
+            """Queue ``entry`` unless the consumer has gone (closed its stream, or took nothing for ``STALL_S``)
+            or the workers were closed; False when so."""
             waited = 0.0
-            while not stop.is_set() and waited < STALL_S:
+            while not stop.is_set() and not self.closed.is_set() and waited < STALL_S:
                 try:
                     items.put(entry, timeout=0.1)
                     return True
