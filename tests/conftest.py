@@ -72,13 +72,15 @@ def serve(pipeline, data_dir: Path, **overrides):
     """
     from ambigdemo.config import Config
     from ambigdemo.ui.app import build_app, launch
+    from ambigdemo.ui.workers import Workers
 
     previous = os.environ.get("AMBIGDEMO_DATA_DIR")
     os.environ["AMBIGDEMO_DATA_DIR"] = str(data_dir)
-    demo = None
+    demo = workers = None
     try:
         config = Config.from_env(**overrides)
-        demo = build_app(pipeline.with_options(data_dir=config.data_dir), config)
+        workers = Workers(config.concurrency)
+        demo = build_app(pipeline.with_options(data_dir=config.data_dir), config, workers)
         port = free_port()
         launch(demo, "127.0.0.1", port, prevent_thread_lock=True, quiet=True, inbrowser=False, share=False)
         url = f"http://127.0.0.1:{port}/"
@@ -87,6 +89,8 @@ def serve(pipeline, data_dir: Path, **overrides):
     finally:
         if demo is not None:
             demo.close()
+        if workers is not None:
+            workers.close()  # as the app does: an answer a test's browser left mid-way stops now
         if previous is None:
             os.environ.pop("AMBIGDEMO_DATA_DIR", None)
         else:
