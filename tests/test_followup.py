@@ -156,3 +156,21 @@ def test_a_first_question_whose_subject_is_only_a_pronoun_is_not_answered(asked,
     if not answerable:
         assert "there is no one to answer about" in lonely.note and "naming who or what you mean" in lonely.note
     assert FollowUps().standalone(asked, [Turn("Who wrote Hamlet?", ["William Shakespeare"])]).answerable
+
+
+def test_a_new_question_asked_in_a_conversation_is_not_called_a_follow_up(pipeline):
+    """A newcomer asks unrelated questions one after another in the Ask tab: one the passages cannot answer said
+    "The passages cannot answer this follow-up (QuAC's CANNOTANSWER)", as if it referred to the one before."""
+    from ambigdemo.pipeline import CANNOT_ANSWER, NO_ANSWER
+    from ambigdemo.ui.ask import conversation_stream
+    from ambigdemo.ui.render import escape
+
+    fast = pipeline.with_options(use_generator=False)
+    history = [{"asked": "Who was the first person to walk on the Moon?", "question": "Who was the first person to walk on the Moon?",
+                "answers": ["Neil Armstrong"]}]
+    *_, new = conversation_stream(fast, "What did Neil Armstrong eat on the Moon?", history)
+    *_, follow_up = conversation_stream(fast, "What did he eat on the Moon?", history)
+    assert follow_up[1]["value"] == "What did Neil Armstrong eat on the Moon?"  # the same question, asked by reference
+    assert escape(NO_ANSWER) in new[2] and escape(CANNOT_ANSWER) not in new[2]
+    assert escape(CANNOT_ANSWER) in follow_up[2]
+    assert len(new[-1]) == len(follow_up[-1]) == 2  # either way a turn of the conversation

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
             if not standalone.answerable:  # nobody to answer about: nothing asked, nothing added to the conversation
                 results.append((standalone, Result(standalone.question, message=standalone.note)))
                 continue
-            result = pipeline.ask(standalone.question, follow_up=bool(history))
+            result = pipeline.ask(standalone.question, follow_up=standalone.follows)
             results.append((standalone, result))
             history.append(Turn(standalone.question, [i.answer for i in result.interpretations]))
     except (QuestionError, ArtifactError, ValueError, RuntimeError) as exc:  # a reader file refused, a failed build

@@ -56,6 +56,7 @@ class Standalone:
     edit: Edit = field(default_factory=Edit)
     note: str = ""  # said to the user beside the answer: a pronoun with nothing to refer to
     answerable: bool = True  # False: the question's subject is a pronoun with nothing to refer to (``note`` says so)
+    follows: bool = False  # the question refers back to the conversation (a new question that reads on its own does not)
 
 
 def unreferred(asked: str) -> Standalone:
@@ -139,8 +140,8 @@ class FollowUps:
         for source, proposal in (("llm", self._propose), ("rules", rule_rewrite)):
             question = " ".join((proposal(asked, history) or "").split())
             if question and check_standalone(asked, question, history) is None:
-                return Standalone(asked, question, source, edit_of(asked, question))
-        return Standalone(asked, asked, "as asked")
+                return Standalone(asked, question, source, edit_of(asked, question), follows=True)
+        return Standalone(asked, asked, "as asked", follows=True)
 
     def _propose(self, asked: str, history: Sequence[Turn]) -> str:
         if self.generator is None:

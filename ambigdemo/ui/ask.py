@@ -106,7 +106,7 @@ def conversation_stream(pipeline: Pipeline, asked: str, history: list[dict], rew
         return
     result = None
     try:
-        for result in pipeline.stream(standalone.question, follow_up=bool(history)):
+        for result in pipeline.stream(standalone.question, follow_up=standalone.follows):
             yield render.conversation_html(history), box, *_shown(result, pipeline.credit, standalone.note), history
     except QuestionError as exc:
         yield render.conversation_html(history), box, *_input_error(exc), history
