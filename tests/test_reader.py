@@ -260,6 +260,8 @@ def test_a_year_the_question_names_must_be_in_the_answers_sentence_or_title(pipe
         ("1939", "The war lasted from 1939 to 1945.", "1939 to 1945"),  # one DATE entity holds the range
         ("1901", "Victoria was Queen of the United Kingdom from 20 June 1837 until her death in 1901.", "1901"),  # its end
         ("1887", "The tower was built in 1887, and opened to the public in 1889.", "1887"),  # two dates, no range
+        ("French", "The Walloon Region and the French Community of Belgium, which is the political entity responsible "
+         "for matters related mainly to culture and education, are independent concepts.", "French"),  # a word of a name
     ],
 )
 def test_an_answer_listed_with_others_of_its_kind_is_shown_with_them(pipeline, answer, text, shown):

@@ -139,9 +139,20 @@ def _answer_entities(answer: str, passage: Passage, nlp):
     for sentence in stating(answer, passage):
         doc = nlp(sentence)
         ents = list(doc.ents)
-        at = next((i for i, e in enumerate(ents) if mentions(e.text, answer) or _names_with_role(answer, e.text)), None)
+        at = next((i for i, e in enumerate(ents) if _names(e, answer)), None)
         if at is not None:
             yield sentence, doc, ents, at
+
+
+def _names(entity, answer: str) -> bool:
+    """Whether ``entity`` names ``answer``: states it (or is it without a role word, "writer Jerry Siegel"), and, but
+    for a measure ("1837" in "20 June 1837"), is a name whose head word the answer holds, not a longer name the answer
+    only qualifies ("French" in "the French Community of Belgium")."""
+    if _names_with_role(answer, entity.text):
+        return True
+    if not mentions(entity.text, answer):
+        return False
+    return _kind(entity) in MEASURES or normalize_answer(entity.root.text) in normalize_answer(answer).split()
 
 
 def _run(count: int, at: int, joined) -> tuple[int, int]:
