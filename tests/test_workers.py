@@ -9,6 +9,17 @@ import pytest
 from ambigdemo.ui.workers import AHEAD, Workers
 
 
+def counting(closed: threading.Event):
+    """0, 1, 2, ... for ever; ``closed`` is set once the generator is closed."""
+    try:
+        n = 0
+        while True:
+            yield n
+            n += 1
+    finally:
+        closed.set()
+
+
 def test_calls_and_streams_run_on_the_fixed_threads_only() -> None:
     workers = Workers(2)
     names = set()
@@ -62,17 +73,7 @@ def test_a_stream_nobody_takes_from_or_closes_frees_its_worker(monkeypatch) -> N
     monkeypatch.setattr("ambigdemo.ui.workers.STALL_S", 0.5)
     workers = Workers(1)
     closed = threading.Event()
-
-    def endless():
-        try:
-            n = 0
-            while True:
-                yield n
-                n += 1
-        finally:
-            closed.set()
-
-    abandoned = workers.stream(endless)
+    abandoned = workers.stream(counting, closed)
     assert next(abandoned) == 0  # taken once, then neither read nor closed again
     assert closed.wait(timeout=60), "the source was never closed"
     assert workers.call(lambda: "free again") == "free again"
@@ -80,22 +81,13 @@ def test_a_stream_nobody_takes_from_or_closes_frees_its_worker(monkeypatch) -> N
 
 
 _ABANDON_AND_EXIT = """
-import threading, sys
+import threading
 import ambigdemo.ui.workers as w
+from tests.test_workers import counting
 w.STALL_S = 3600.0  # the stall limit out of the way: only closing can free the thread
 closed = threading.Event()
-
-def endless():
-    try:
-        n = 0
-        while True:
-            yield n
-            n += 1
-    finally:
-        closed.set()
-
 with w.Workers(1) as workers:
-    abandoned = workers.stream(endless)
+    abandoned = workers.stream(counting, closed)
     assert next(abandoned) == 0  # a server stopped mid-answer: taken once, never read or closed again
 print("closed" if closed.wait(timeout=60) else "still producing", flush=True)
 """
