@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from ambigdemo.bench.answers import generator_nll
+from ambigdemo.corpus import PassageSource
 from ambigdemo.runtimes.onnx import OnnxChatGenerator
 
 
@@ -34,8 +35,6 @@ def main(gguf: Path, folders: list[Path]) -> None:
 
     torch.set_num_threads(2)
     model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, torch_dtype=torch.float32).eval()
-    from ambigdemo.corpus import PassageSource
-
     passage = PassageSource().read()[0].text
     report = {}
     for folder in folders:

@@ -12,22 +12,21 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
+from ambigdemo.runtimes.onnx import OnnxChatGenerator
+
 
 def main(folder: Path) -> None:
+    generator = OnnxChatGenerator(folder)
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.enable_profiling = True
     options.profile_file_prefix = "/tmp/ambigdemo-ort-profile"
-    session = ort.InferenceSession(str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"])
-    inputs = {i.name: i for i in session.get_inputs()}
+    generator.session = session = ort.InferenceSession(str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"])
 
     def run(n: int, past: int) -> None:
-        feed = {"input_ids": np.ones((1, n), np.int64), "attention_mask": np.ones((1, past + n), np.int64),
-                "position_ids": np.arange(past, past + n)[None], "num_logits_to_keep": np.array([1], np.int64)}
-        for name, i in inputs.items():
-            if name.startswith("past"):
-                feed[name] = np.zeros((1, i.shape[1], past, i.shape[3]), np.float32)
-        session.run(None, {k: v for k, v in feed.items() if k in inputs})
+        """``n`` tokens read after a cache of ``past`` positions, fed as the runtime feeds them."""
+        cache = {name: np.zeros((1, generator.kv_heads, past, generator.head_dim), np.float32) for name in generator.past_names}
+        generator._forward([1] * n, cache, past)
 
     for _ in range(2):
         run(130, 338)
