@@ -12,7 +12,8 @@ class Passage:
     id: str
     title: str
     text: str
-    score: float = 0.0
+    score: float = 0.0  # its dense retrieval score (cosine) for the question
+    lexical: bool = False  # BM25 ranks it first for the question (:class:`~ambigdemo.stages.retrieve.Retriever`)
 
 
 def passage_title(passage_id: str) -> str:

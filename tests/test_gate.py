@@ -18,11 +18,11 @@ def test_reads_resume_and_replay_matches_the_app(pipeline, tmp_path):
     assert [bool(q.answers) for q in questions] == [True, True, False]
     null = questions[-1]
     text = " ".join(normalize_answer(p.title + " " + p.text) for p in null.passages)
-    assert null.passages and len(null.passages) == pipeline.config.top_k and text
+    assert null.passages and pipeline.config.top_k <= len(null.passages) <= pipeline.config.top_k + 1 and text
 
     cache = tmp_path / "reads.jsonl"
     reads = gate.read_all(pipeline.reader, questions, cache)
-    assert len(reads) == 3 * pipeline.config.top_k
+    assert len(reads) == sum(len(q.passages) for q in questions)
     lines = cache.read_text(encoding="utf-8").splitlines()
     cache.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][: len(lines[-1]) // 2], encoding="utf-8")  # killed mid-line
     again = gate.read_all(pipeline.reader, questions, cache)

@@ -15,9 +15,11 @@ from ambigdemo.presets.artifacts import BUILD_COMMAND, PresetPaths, verify
 from ambigdemo.config import Config
 from ambigdemo.pipeline import Pipeline
 from ambigdemo.runtimes.manifest import MANIFEST, ArtifactError
+from ambigdemo.runtimes import lexical
 from ambigdemo.runtimes.index import PASSAGES, VECTORS, PassageIndex
 from ambigdemo.runtimes.onnx import Message, OnnxEmbedder
 from ambigdemo.runtimes.specs import EmbedderSpec, GeneratorSpec
+from ambigdemo.types import Passage
 
 
 @pytest.fixture(scope="module")
@@ -261,7 +263,7 @@ def test_the_exported_head_runs_on_the_last_positions_only(generator):
 
 def test_index_search_finds_the_passage_with_the_fact(pipeline):
     passages = pipeline.retriever.search("When was the Eiffel Tower built?", 8)
-    assert len(passages) == 8
+    assert len(passages) in (8, 9) and sum(p.lexical for p in passages) == 1
     assert "Eiffel Tower" in passages[0].title
     assert any("Eiffel Tower" in p.text and "1889" in p.text for p in passages)
     scores = [p.score for p in passages]
@@ -280,8 +282,52 @@ def test_index_batch_search_matches_single_search(pipeline):
 
 def test_index_manifest_counts_match(index, preset):
     manifest = json.loads((preset.index / MANIFEST).read_text())
-    assert manifest["count"] == len(index.passages) == index.vectors.ntotal
-    assert set(manifest["files"]) == {PASSAGES, VECTORS}
+    assert manifest["count"] == len(index.passages) == index.vectors.ntotal == index.lexical.count
+    assert {PASSAGES, VECTORS} < set(manifest["files"])
+    assert {f.split("/")[0] for f in set(manifest["files"]) - {PASSAGES, VECTORS}} == {lexical.FOLDER}
+
+
+# --- lexical retrieval (BM25) ---------------------------------------------------------------------
+
+
+def test_bm25_ranks_by_the_question_s_rare_words_and_saves_the_same_bytes(tmp_path):
+    passages = [
+        Passage("Island#0", "Island", "An island is land surrounded by water, and many islands form archipelagos."),
+        Passage("Fiji#0", "Fiji", "Fiji is a country of more than 330 islands in the South Pacific."),
+        Passage("Cape Verde#0", "Cape Verde", "Cape Verde is an archipelago of ten islands in Macaronesia."),
+        Passage("Paris#0", "Paris", "Paris is the capital and largest city of France."),
+    ]
+    built = lexical.LexicalIndex.build(passages)
+    ranked = built.ranked(["Which islands are in Macaronesia?", "What is the?", "Quelle est la capitale de la France ?"], 3)
+    assert ranked[0][0][0] == 2 and ranked[0][0][1] > ranked[0][1][1] > 0, "the rare word outweighs the common one"
+    assert all(score == 0 for _, score in ranked[1]), "stopwords match nothing"
+    assert ranked[2][0][0] == 3
+    files = built.save(tmp_path / "a")
+    lexical.LexicalIndex.build(passages).save(tmp_path / "b")
+    assert files and all((tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes() for f in files)
+    assert lexical.LexicalIndex.load(tmp_path / "a", len(passages)).ranked(["Macaronesia"], 3) == built.ranked(["Macaronesia"], 3)
+
+
+def test_retrieval_marks_bm25_s_best_passage_and_adds_it_when_the_dense_top_lacks_it(pipeline, embedder, index):
+    from ambigdemo.presets.indexing import passage_text
+
+    questions = ["Which islands make up Macaronesia?", "When was the Eiffel Tower built?", "Who founded Walmart?", "What is the?"]
+    added = marked = 0
+    for question, found in zip(questions, pipeline.retriever.batch_search(questions, 8)):
+        query = embedder.encode_query([question])[0]
+        dense = index.search(query[None, :], 8)[0]
+        assert [p.id for p in found[:8]] == [p.id for p in dense]
+        best = [index.passages[row].id for row, score in index.lexical.ranked([question], 1)[0] if score > 0]
+        assert [p.id for p in found if p.lexical] == best
+        if len(found) == 9:
+            extra = found[8]
+            assert extra.lexical and extra.id not in {p.id for p in dense}
+            assert extra.score == pytest.approx(float(embedder.encode_passages([passage_text(extra)])[0] @ query), abs=1e-3)
+            assert extra.score <= dense[-1].score + 1e-6
+            added += 1
+        else:
+            marked += bool(best)
+    assert added and marked, "one question's best BM25 passage is among the dense top, another's is added"
 
 
 def test_preset_verifies(preset):
@@ -341,6 +387,22 @@ def test_missing_manifest_raises_artifact_error(index_copy):
     with pytest.raises(ArtifactError) as exc:
         PassageIndex.load(index_copy)
     _assert_names(exc, index_copy / MANIFEST)
+
+
+def test_a_corrupt_or_unreadable_bm25_file_raises_artifact_error(index_copy):
+    """A changed byte fails its sha256; rewritten to match the manifest, an unreadable file is reported, not crashed on."""
+    from ambigdemo.runtimes.manifest import write_manifest
+
+    target = index_copy / lexical.FOLDER / "params.index.json"
+    target.write_text("{not json", encoding="utf-8")
+    with pytest.raises(ArtifactError) as exc:
+        PassageIndex.load(index_copy)
+    _assert_names(exc, target)
+    manifest = json.loads((index_copy / MANIFEST).read_text())
+    write_manifest(index_copy, list(manifest["files"]), **{k: v for k, v in manifest.items() if k != "files"})
+    with pytest.raises(ArtifactError) as exc:
+        PassageIndex.load(index_copy)
+    _assert_names(exc, index_copy / lexical.FOLDER)
 
 
 def test_unreadable_index_with_matching_manifest_raises_artifact_error(index_copy):

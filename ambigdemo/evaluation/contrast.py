@@ -27,6 +27,7 @@ from tqdm import tqdm
 from ambigdemo.evaluation.datasets import AmbigExample
 from ambigdemo.evaluation.metrics import answer_shown
 from ambigdemo.evaluation.support import SupportIndex
+from ambigdemo.runtimes.lexical import LexicalIndex
 from ambigdemo.stages.question import Question, content_words
 from ambigdemo.text import normalize_answer, phrase_keys, states_any
 from ambigdemo.types import Passage
@@ -60,23 +61,6 @@ class ContrastPair:
         return cls(d["id"], d["prompt"], Side(**d["a"]), Side(**d["b"]))
 
 
-class Bm25:
-    """BM25 over the passages (title and text), with ``bm25s``."""
-
-    def __init__(self, passages: Sequence[Passage]):
-        import bm25s
-
-        self.passages = list(passages)
-        self.model = bm25s.BM25()
-        self.model.index(bm25s.tokenize([f"{p.title} {p.text}" for p in self.passages], stopwords="en", show_progress=False), show_progress=False)
-
-    def ranked(self, queries: list[str], k: int) -> list[list[int]]:
-        import bm25s
-
-        ids, _ = self.model.retrieve(bm25s.tokenize(queries, stopwords="en", show_progress=False), k=k, show_progress=False)
-        return [list(map(int, row)) for row in ids]
-
-
 def build(examples: Sequence[AmbigExample], passages: Sequence[Passage], per_prompt: int = PER_PROMPT) -> list[ContrastPair]:
     """The contrast pairs of ``examples`` (first multi-answer annotation), in file order, at most ``per_prompt`` each."""
     support = SupportIndex(passages)
@@ -90,8 +74,8 @@ def build(examples: Sequence[AmbigExample], passages: Sequence[Passage], per_pro
         chosen = [(i, j) for i in range(len(sides)) for j in range(i + 1, len(sides)) if keys[i] and keys[j] and not keys[i] & keys[j]]
         candidates += [(example, sides[i], sides[j], n) for n, (i, j) in enumerate(chosen)]
     questions = sorted({s[0] for _, a, b, _ in candidates for s in (a, b)})
-    bm25 = Bm25(passages)
-    ranked = dict(zip(questions, bm25.ranked(questions, BM25_DEPTH))) if questions else {}
+    bm25 = LexicalIndex.build(passages)
+    ranked = dict(zip(questions, ([row for row, _ in rows] for rows in bm25.ranked(questions, BM25_DEPTH)))) if questions else {}
     pairs: list[ContrastPair] = []
     per: dict[str, int] = {}
     for example, a, b, n in tqdm(candidates, desc="contrast pairs"):

@@ -3,7 +3,7 @@
 Each gold reading of a question (a list of aliases) is followed through the LLM reader's stages and
 given the first stage it does not pass:
 
-* ``not retrieved``: no passage of the top ``top_k`` states it (title or text);
+* ``not retrieved``: no passage retrieved (the top ``top_k``, and the one BM25 ranks first) states it (title or text);
 * ``not read``: retrieved, but no passage the reader reads states it;
 * ``not replied``: read, but no reply of the model (likeliest or less likely) names it;
 * ``dropped by verify``: replied, but every reply naming it was rejected;

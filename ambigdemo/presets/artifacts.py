@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ambigdemo.runtimes.lexical import LEXICAL_ID
 from ambigdemo.runtimes.manifest import ArtifactError, verify_manifest
 from ambigdemo.runtimes.onnx import KEEP_LOGITS
 from ambigdemo.runtimes.specs import RECIPES
@@ -80,6 +81,8 @@ def verify(paths: PresetPaths, deep: bool = True, rebuild: str = BUILD_COMMAND, 
 
 def current(name: str, preset: str) -> dict:
     """What a component's manifest records when this code built it (an older build lacks some of it)."""
+    if name == "index":
+        return {"lexical": LEXICAL_ID}
     if name != "generator":
         return {}
     return {"quant": GENERATOR_QUANT, "recipe": GENERATOR_RECIPE, "logits": KEEP_LOGITS, "id": READERS.get(preset, QWEN_05B).id}

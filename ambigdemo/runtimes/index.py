@@ -10,7 +10,8 @@ Two layouts load the same way:
   disk and are looked up by id, so millions of them cost no memory.
 
 Either way ``manifest.json`` (embedder id, count, size and sha256 of each file;
-:mod:`ambigdemo.runtimes.manifest`) marks it complete.
+:mod:`ambigdemo.runtimes.manifest`) marks it complete. Ours also holds BM25 over the same passages
+(``lexical/``, :mod:`ambigdemo.runtimes.lexical`), loaded as :attr:`PassageIndex.lexical` when the manifest lists it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import faiss
 import numpy as np
 
 from ambigdemo.corpus import WIKI_CREDIT
+from ambigdemo.runtimes.lexical import LEXICAL_ID, LexicalIndex
 from ambigdemo.runtimes.manifest import ArtifactError, verify_manifest, write_manifest
 from ambigdemo.types import Passage
 
@@ -89,6 +91,7 @@ class PassageIndex:
     passages: PassageList | SqlitePassages
     vectors: faiss.Index
     manifest: dict
+    lexical: LexicalIndex | None = None  # BM25 over the passages, when the folder holds it
 
     @classmethod
     def load(cls, folder: Path, rebuild: str = "python -m ambigdemo build") -> "PassageIndex":
@@ -103,6 +106,9 @@ class PassageIndex:
         if txtai:
             passages = _txtai_passages(folder, vectors, rebuild)
         else:
+            ivf = faiss.try_extract_index_ivf(vectors)
+            if ivf is not None:
+                ivf.make_direct_map()  # so vectors_of can read an IVF index's vectors back
             passages = PassageList()
             with open(folder / PASSAGES, encoding="utf-8") as fh:
                 for line in fh:
@@ -112,7 +118,13 @@ class PassageIndex:
             raise ArtifactError(
                 f"{vector_file} holds {vectors.ntotal} vectors for {len(passages)} passages. Rebuild with: {rebuild}"
             )
-        return cls(folder, passages, vectors, manifest)
+        lexical = None
+        if manifest.get("lexical"):
+            try:
+                lexical = LexicalIndex.load(folder, len(passages))
+            except (OSError, ValueError, KeyError) as exc:
+                raise ArtifactError(f"{folder / 'lexical'} cannot be read ({exc}). Rebuild with: {rebuild}") from exc
+        return cls(folder, passages, vectors, manifest, lexical)
 
     @property
     def embedder_id(self) -> str:
@@ -212,10 +224,12 @@ def make_vectors(vectors: np.ndarray, index_type: str = "flat", nprobe: int = 0)
 
 
 def write_index(folder: Path, passages: list[Passage], vectors: np.ndarray, index_type: str = "flat", **meta) -> None:
-    """Write passages and vectors, then the manifest (the commit point of a build)."""
+    """Write passages, vectors and their BM25 index, then the manifest (the commit point of a build)."""
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / PASSAGES, "w", encoding="utf-8") as fh:
         for p in passages:
             fh.write(json.dumps({"id": p.id, "title": p.title, "text": p.text}, ensure_ascii=False) + "\n")
     faiss.write_index(make_vectors(vectors, index_type), os.fspath(folder / VECTORS))
-    write_manifest(folder, [PASSAGES, VECTORS], count=len(passages), dim=int(vectors.shape[1]), index_type=index_type, **meta)
+    lexical = LexicalIndex.build(passages).save(folder) if passages else []
+    write_manifest(folder, [PASSAGES, VECTORS, *lexical], count=len(passages), dim=int(vectors.shape[1]), index_type=index_type,
+                   **({"lexical": LEXICAL_ID} if lexical else {}), **meta)
