@@ -430,6 +430,21 @@ def test_further_passages_are_read_after_the_gate_and_only_where_the_gate_reads(
     assert reader.read("Who wrote it?", low).to_read() == []
 
 
+def test_the_passage_bm25_ranks_first_is_read_last_wherever_the_dense_scores_put_it(rules):
+    """With ``lexical``, the passage retrieval marked as BM25's best is read after the gated ones, even under the
+    gate or the minimum score; without it, or when the gate reads it already, nothing more is read."""
+    from dataclasses import replace
+
+    scores = [0.8, 0.75, 0.6, 0.5, 0.3]
+    passages = [Passage(f"P{i}#0", f"P{i}", "text", s, lexical=i == 4) for i, s in enumerate(scores)]
+    reader = replace(rules.reader, lexical=True)
+    read = reader.read("Who wrote it?", passages).to_read()
+    assert [(p.id, least) for p, least in read] == [("P0#0", 0.0), ("P1#0", 0.0), ("P4#0", 0.0)]
+    assert [p.id for p, _ in replace(reader, lexical=False).read("Who wrote it?", passages).to_read()] == ["P0#0", "P1#0"]
+    gated = [replace(p, lexical=p.id == "P0#0") for p in passages]
+    assert [p.id for p, _ in reader.read("Who wrote it?", gated).to_read()] == ["P0#0", "P1#0"]
+
+
 def test_an_answer_given_again_by_its_own_passage_cites_it_once():
     """A less likely reply of the same passage that names an answer already found adds its alias, not a
     second citation of the passage ("Canada's capital is Ottawa [1][1]" in the paragraph)."""

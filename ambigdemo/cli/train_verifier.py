@@ -48,6 +48,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "for \"also\" only, needs to be shown there (1: not read; the fit's candidates are not read so)")
     p.add_argument("--listed", type=float, default=1.0, help="p(right) another name of a list that gave a reading needs "
                    "to be a reading too (1: what any further reading needs)")
+    p.add_argument("--lexical", action="store_true", help="the reader reads the passage BM25 ranks first too, wherever "
+                   "the dense scores put it (the fit's candidates are read from the dense passages)")
     p.add_argument("--features", help="the features fitted, comma-separated (default: the shipped score's, verifier.SCORED)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
@@ -106,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     swept = sweep(dev_found, verifier, THRESHOLDS)
     verifier = replace(verifier, threshold=args.threshold, more=args.more, also=args.also, passages=args.passages, relevance=args.relevance, branch_passages=args.branch_passages,
                        also_passages=args.also_passages, also_further=args.also_further, siblings=args.siblings, titles=args.titles,
-                       listed=args.listed, also_titles=args.also_titles)
+                       listed=args.listed, also_titles=args.also_titles, lexical=args.lexical)
     report = {
         "train": {"questions": len(train_found), "candidates": len(train_labels), "right": sum(train_labels),
                   "auc_in_sample": auc([verifier.p(r) for r in train_rows], train_labels),
@@ -126,5 +128,6 @@ def run(args: argparse.Namespace) -> int:
           + ("; the other names of a reply's list read" if args.siblings else "")
           + ("; each passage's subject read" if args.titles else "")
           + (f"; each passage's subject read for \"also\" only, from {args.also_titles}" if args.also_titles < 1 else "")
-          + (f", a list's further names from {args.listed}" if args.listed < 1 else ""))
+          + (f", a list's further names from {args.listed}" if args.listed < 1 else "")
+          + ("; the passage BM25 ranks first read too" if args.lexical else ""))
     return 0

@@ -10,7 +10,8 @@ One path, a module per step, sharing one analysed :class:`~ambigdemo.stages.ques
    ``siblings``, so are the other names of the list a reply's answer is named in ("bordered by Italy to the south,
    France to the west, ..."), and with ``titles`` the passage's subject, each scored by the model as if replied
    (with ``also_titles`` the subject is scored after the readings, for "also in the passages" only);
-   then ``further_passages`` more, whose answers must be stated beside ``further_coverage`` of the question's words;
+   then ``further_passages`` more, whose answers must be stated beside ``further_coverage`` of the question's words,
+   and with ``lexical`` the passage BM25 ranks first when the dense scores left it unread;
 2. **verify** (:mod:`.verify`): the answer must be stated by its passage, and pass the two checks on
    the question that measurably lower wrong readings;
 3. **select** (:mod:`.select`): shown as its article names it, with the names listed beside it, and
@@ -152,11 +153,14 @@ class ReaderRun:
     def to_read(self) -> list[tuple[Passage, float]]:
         """The passages read, in order, each with the share of the question's words a sentence stating its
         answer must hold: none for those within ``relevance`` of the best, ``further_coverage`` for the
-        ``further_passages`` read after them."""
+        ``further_passages`` read after them; then, with ``lexical``, the passage BM25 ranks first when it is not
+        among them (none)."""
         reader = self.reader
         gated = relevant(self.passages, reader.relevance, reader.min_score, reader.max_passages)
         later = beyond(self.passages, gated, reader.min_score, reader.further_passages) if gated else []
-        return [(p, 0.0) for p in gated] + [(p, reader.further_coverage) for p in later]
+        ids = {p.id for p in gated + later}
+        lexical = [p for p in self.passages if p.lexical and p.id not in ids][:1] if reader.lexical else []
+        return [(p, 0.0) for p in gated] + [(p, reader.further_coverage) for p in later] + [(p, 0.0) for p in lexical]
 
     def _replies(self, rank: int, passage: Passage) -> Iterator[tuple[str, Context, float, str]]:
         """The model's likeliest reply for the ``rank``-th passage read, then, for the first
@@ -318,6 +322,7 @@ class LlmReader:
     siblings: bool = False  # the other names of a list a reply's answer is named in are read as less likely replies
     titles: bool = False  # each passage's subject is read as a less likely reply when nothing read from it named it
     also_titles: bool = False  # ... or, without ``titles``, after the readings, for the "also" tier only
+    lexical: bool = False  # the passage BM25 ranks first is read too, last, wherever the dense scores put it
     further_passages: int = 0  # passages read after those within ``relevance`` (above ``min_score``)
     further_coverage: float = 1.0  # the share of the question's words their answer's sentence must hold
     nlp: Any = None  # a spaCy pipeline with NER: an answer listed with others is shown with them (``listed_with``)

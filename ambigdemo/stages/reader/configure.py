@@ -34,7 +34,7 @@ def configured_reader(config: Config, generator: Generator | None, nlp: Any, rea
         reader = replace(reader, verifier=verifier, relevance=verifier.relevance, max_passages=verifier.passages,
                          branch_passages=verifier.branch_passages, branch_min=verifier.branch_min, further_passages=0,
                          also_passages=verifier.also_passages, siblings=verifier.siblings, titles=verifier.titles,
-                         also_titles=verifier.also_titles < 1.0)
+                         also_titles=verifier.also_titles < 1.0, lexical=verifier.lexical)
     if like is not None:
         reader.adopt_prefix(like)
     return reader

@@ -159,6 +159,7 @@ class Verifier:
     listed: float = 1.0  # a further answer named in the list of a passage whose answer is a reading needs this (:func:`tiers`)
     titles: bool = False  # each passage's subject is read too (``LlmReader.titles``)
     also_titles: float = 1.0  # or, for "also" only, read after the readings and shown there from this p (1: not read)
+    lexical: bool = False  # the passage BM25 ranks first is read too (``LlmReader.lexical``)
 
     def needs(self, found: int) -> float:
         """The p(right) an answer needs when ``found`` distinct answers are found before it."""
@@ -172,14 +173,15 @@ class Verifier:
         return {"names": list(self.names), "mean": list(self.mean), "scale": list(self.scale), "weights": list(self.weights),
                 "bias": self.bias, "threshold": self.threshold, "more": self.more, "also": self.also, "passages": self.passages, "relevance": self.relevance, "branch_passages": self.branch_passages, "branch_min": self.branch_min,
                 "also_passages": self.also_passages, "also_further": self.also_further, "siblings": self.siblings,
-                "listed": self.listed, "titles": self.titles, "also_titles": self.also_titles}
+                "listed": self.listed, "titles": self.titles, "also_titles": self.also_titles, "lexical": self.lexical}
 
     @classmethod
     def from_json(cls, data: dict) -> "Verifier":
         return cls(tuple(data["names"]), tuple(data["mean"]), tuple(data["scale"]), tuple(data["weights"]),
                    float(data["bias"]), float(data["threshold"]), float(data["more"]), float(data.get("also", 1.0)), int(data["passages"]), float(data.get("relevance", 0.0)), int(data["branch_passages"]), float(data["branch_min"]),
                    int(data.get("also_passages", 0)), float(data.get("also_further", 1.0)), bool(data.get("siblings", False)),
-                   float(data.get("listed", 1.0)), bool(data.get("titles", False)), float(data.get("also_titles", 1.0)))
+                   float(data.get("listed", 1.0)), bool(data.get("titles", False)), float(data.get("also_titles", 1.0)),
+                   bool(data.get("lexical", False)))
 
     @classmethod
     def load(cls, path: Path) -> "Verifier":
