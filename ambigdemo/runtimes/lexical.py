@@ -2,8 +2,8 @@
 
 Kept in the index folder beside the vectors (``lexical/``, listed in its manifest), so a dense index and its
 lexical twin load together and a change to either is caught the same way. Dense retrieval misses passages that
-share the question's rare words but not its phrasing ("Which islands make up Macaronesia?" is stated only in
-Cape Verde's lead); BM25 finds them by those words.
+share the question's rare words but not its phrasing; BM25 ranks by those words (docs/experiments/best-first.md,
+"A fourteenth pass").
 """
 
 from __future__ import annotations
