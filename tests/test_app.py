@@ -32,8 +32,8 @@ def assert_result_shape(data: dict, question: str) -> None:
         assert isinstance(i["score"], float)
         assert set(i["edit"]) == {"added", "removed"}
     for p in data["passages"]:
-        assert set(p) == {"id", "title", "text", "score"}
-        assert isinstance(p["score"], float)
+        assert set(p) == {"id", "title", "text", "score", "lexical"}
+        assert isinstance(p["score"], float) and isinstance(p["lexical"], bool)
     assert all(isinstance(v, (int, float)) for v in data["timings_ms"].values())
 
 

@@ -3,6 +3,7 @@
 dense top 8 lack it) and read after the gated ones, as the shipped retriever and reader (``lexical``) now do; the
 score is the one before its refit (weights within 0.002 of the refit's). Writes ``bench --readings``'s metrics.json.
 
+    # a worktree of b99a525 with the models linked, as lexical_read.py's docstring makes it
     cd /tmp/before14 && AMBIGDEMO_READER_MODEL=1.5b AMBIGDEMO_GENERATOR=0 PYTHONPATH=. \
         python /path/to/lexical_dev.py OUT assets/readings-heldout-13.json assets/readings-heldout-12.json
 """

@@ -6,7 +6,8 @@ read it, with or without the reader's least dense score, or its best two; and th
 when a passage of the list states one of its aliases (the funnel's ``occurs_in``). Prints the counts and the passages
 read per question. Run on the code before the change (b99a525), whose retriever has no BM25:
 
-    git worktree add /tmp/before14 b99a525 && ln -s "$PWD/models" /tmp/before14/models
+    git worktree add /tmp/before14 b99a525
+    for m in cache embedded embedded-1.5b; do ln -s "$PWD/models/$m" /tmp/before14/models/$m; done
     cd /tmp/before14 && PYTHONPATH=. python /path/to/lexical_read.py assets/readings-heldout-1{0,1,2,3}.json
 """
 
