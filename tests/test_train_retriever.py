@@ -47,7 +47,7 @@ def test_a_resumed_run_equals_an_uninterrupted_one_and_the_export_serves_queries
     folder = export(whole, tmp_path / "encoder")
     tuned = Pipeline.load(Config.from_env(use_generator=False, reader="heuristic", query_encoder_dir=folder))
     hits = tuned.retriever.search("What is the capital of South Africa?", 5)
-    assert len(hits) == 5 and any(p.title in ("Pretoria", "Cape Town", "South Africa") for p in hits)
+    assert len(hits) in (5, 6) and any(p.title in ("Pretoria", "Cape Town", "South Africa") for p in hits)  # and BM25's best
     assert tuned.retriever.index is not None and tuned.retriever.embedder is not pipeline.retriever.embedder
 
 
