@@ -29,7 +29,7 @@ import faiss
 import numpy as np
 
 from ambigdemo.corpus import WIKI_CREDIT
-from ambigdemo.runtimes.lexical import LEXICAL_ID, LexicalIndex
+from ambigdemo.runtimes.lexical import FOLDER as LEXICAL, LEXICAL_ID, LexicalIndex
 from ambigdemo.runtimes.manifest import ArtifactError, verify_manifest, write_manifest
 from ambigdemo.types import Passage
 
@@ -123,7 +123,7 @@ class PassageIndex:
             try:
                 lexical = LexicalIndex.load(folder, len(passages))
             except (OSError, ValueError, KeyError) as exc:
-                raise ArtifactError(f"{folder / 'lexical'} cannot be read ({exc}). Rebuild with: {rebuild}") from exc
+                raise ArtifactError(f"{folder / LEXICAL} cannot be read ({exc}). Rebuild with: {rebuild}") from exc
         return cls(folder, passages, vectors, manifest, lexical)
 
     @property
