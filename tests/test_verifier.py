@@ -10,8 +10,11 @@ import pytest
 
 from ambigdemo.config import VERIFIERS, Config, fitted_verifier, reader_model_of
 from ambigdemo.evaluation.readings import right
-from ambigdemo.building.train_verifier import collect, featurize, gold_answers, labelled, records, sweep
-from ambigdemo.stages.reader.verifier import FEATURES, Verifier, auc, fit
+from ambigdemo.building.train_verifier import (collect, featurize, gold_answers, labelled, left_out, record_reading,
+                                               recorded_rows, records, replayed, sweep)
+from ambigdemo.stages.reader import ReaderRun
+from ambigdemo.stages.question import Question
+from ambigdemo.stages.reader.verifier import FEATURES, SCORED, Verifier, auc, fit
 from ambigdemo.text import normalize_answer
 
 
@@ -148,6 +151,51 @@ def test_training_data_is_collected_one_question_at_a_time_and_resumes(pipeline,
         list(dict.fromkeys(normalize_answer(d["text"]) for d in first)).index(normalize_answer(c["text"])) for c in first]
     swept = sweep(found, fit(*_rows(100, seed=3)), [0.0, 1.01], passages=(8,), branches=(2,))  # 1.01: above any p (a saturated one is 1.0)
     assert swept[0]["needed"] == 2 and swept[1]["needed"] == 0 and swept[1]["wrong"] == 0
+
+
+def test_a_recorded_reading_replays_to_what_the_app_showed_and_decides_again_under_another_score(verified):
+    """A run's record (JSON) decided again by the same score shows the same readings and "also" answers, with the same
+    p, and no model call: under a score that lets nothing be a reading, the readings move under "also"."""
+    reader, question = verified.reader, "What is the capital of South Africa?"
+    run = reader.read(Question.of(question), verified.retriever.search(question, verified.config.top_k))
+    for _ in run.answers():
+        pass
+    for _ in run.read_for_also():
+        pass
+    assert run.found, [(c.text, c.p) for c in run.candidates]
+    record = json.loads(json.dumps(run.record()))
+    offline = replace(reader, generator=None)  # a replay reads nothing
+    again = ReaderRun.replay(offline, record)
+    assert [(a.text, a.p, a.passages) for a in again.found] == [(a.text, a.p, a.passages) for a in run.found]
+    assert [(a.answer, a.sentence, a.p) for a in again.also] == [(a.answer, a.sentence, a.p) for a in run.also]
+    none = ReaderRun.replay(replace(offline, verifier=replace(reader.verifier, threshold=1.01, also=0.0)), record)
+    assert none.found == []
+    assert {normalize_answer(a.text) for a in run.found} <= {normalize_answer(a.answer) for a in none.also}
+
+
+def test_readings_sets_are_recorded_as_the_app_reads_them_one_question_at_a_time_and_resume(verified, tmp_path):
+    """``record_reading`` keeps each question's decision inputs with its gold, resumes after a line a killed run cut,
+    and its candidates are labelled by the answer as shown; ``left_out`` scores each set by a fit on the others."""
+    items = [("Who wrote Pride and Prejudice?", [["Jane Austen", "Austen"]]), ("Who won season 12 of American Idol?", [])]
+    out = tmp_path / "sets" / "tiny.jsonl"
+    reader = replace(verified.reader, also_passages=0)  # fewer passages read: the same recording
+    record_reading(reader, verified.retriever, items[:1], out, verified.config.top_k)
+    first = out.read_text(encoding="utf-8")
+    with out.open("a", encoding="utf-8") as f:
+        f.write('{"question": "cut by a killed run", "cand')
+    record_reading(reader, verified.retriever, items, out, verified.config.top_k)
+    assert out.read_text(encoding="utf-8").startswith(first)
+    found = records(out)
+    assert [r["question"] for r in found] == [q for q, _ in items] and [r["gold"] for r in found] == [g for _, g in items]
+    shown, _ = replayed(reader, found[0])
+    assert any(right(s, ["Jane Austen"]) for s in shown), shown
+    rows, labels = recorded_rows(found)
+    scored_candidates = [c for r in found for c in r["candidates"] if c["features"]]
+    assert len(rows) == len(labels) == len(scored_candidates) and any(labels)
+    assert not any(recorded_rows(found[1:])[1]), "every answer to an unanswerable question is wrong"
+    train_rows, train_labels = _rows(200, seed=4)
+    aucs = left_out(train_rows, train_labels, {"a": found[:1], "b": found[1:]}, SCORED)
+    assert set(aucs) == {"a", "b"}
 
 
 def test_every_annotators_answers_are_gold():

@@ -23,7 +23,7 @@ from tqdm import tqdm
 from ambigdemo.evaluation.datasets import AmbigExample
 from ambigdemo.evaluation.readings import right
 from ambigdemo.files import replace_text
-from ambigdemo.stages.reader import LlmReader, MalformedOutput
+from ambigdemo.stages.reader import LlmReader, MalformedOutput, ReaderRun
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.verifier import FEATURES, Clue, Verifier, auc, features, fit, position, relate, tiers
 from ambigdemo.stages.reader.select import other_names, subject_named
@@ -46,8 +46,12 @@ def gold_answers(example: AmbigExample) -> list[list[str]]:
 def accepting(reader: LlmReader, **wide: Any) -> LlmReader:
     """``reader`` reading wide (:data:`COLLECT`, ``wide`` overriding it) and keeping every grounded candidate,
     each with its features."""
-    neutral = Verifier(FEATURES, (0.0,) * len(FEATURES), (1.0,) * len(FEATURES), (0.0,) * len(FEATURES), 0.0, threshold=0.0, more=0.0)
-    return replace(reader, verifier=neutral, **{**COLLECT, **wide})
+    return replace(reader, verifier=replace(neutral(FEATURES), threshold=0.0, more=0.0), **{**COLLECT, **wide})
+
+
+def neutral(names: tuple[str, ...]) -> Verifier:
+    """A score of ``names`` that weighs nothing: every candidate's p is 0.5."""
+    return Verifier(names, (0.0,) * len(names), (1.0,) * len(names), (0.0,) * len(names), 0.0)
 
 
 def candidates(reader: LlmReader, question: str, passages: list[Passage], gold: list[list[str]]) -> list[dict]:
@@ -73,12 +77,7 @@ def collect(reader: LlmReader, retriever, items: list[tuple[str, list[list[str]]
     is None), appended to ``out`` one question per line; with ``stated_only`` only questions whose gold some
     retrieved passage states; ``wide`` overrides how wide the reader reads (:data:`COLLECT`). Questions already
     in ``out`` are skipped, so a rerun resumes."""
-    done = set()
-    if out.exists():
-        text = out.read_text(encoding="utf-8")
-        if text and not text.endswith("\n"):  # a line cut by a killed run: dropped, and that question read again
-            replace_text(out, text[: text.rfind("\n") + 1])
-        done = {r["question"] for r in records(out) if "question" in r}
+    done = resumed(out)
     order = list(items)
     if seed is not None:
         random.Random(seed).shuffle(order)
@@ -101,6 +100,79 @@ def collect(reader: LlmReader, retriever, items: list[tuple[str, list[list[str]]
             f.flush()
             taken += 1
             bar.update(1)
+    return out
+
+
+def resumed(out: Path) -> set[str]:
+    """The questions already in ``out`` (one JSON line each); a line cut by a killed run is dropped, so that question
+    is read again."""
+    if not out.exists():
+        return set()
+    text = out.read_text(encoding="utf-8")
+    if text and not text.endswith("\n"):
+        replace_text(out, text[: text.rfind("\n") + 1])
+    return {r["question"] for r in records(out) if "question" in r}
+
+
+def record_reading(reader: LlmReader, retriever, items: list[tuple[str, list[list[str]]]], out: Path, top_k: int = 8,
+                   desc: str = "reading questions") -> Path:
+    """Each question of ``items`` (``(question, gold answers)``) read as the app reads it (``reader``, with its score's
+    reading, over the ``top_k`` passages retrieved; no paragraph), what its decision chose from
+    (:meth:`~ambigdemo.stages.reader.ReaderRun.record`) appended to ``out`` with its gold, one question a line;
+    resumable. A question whose replies could not be read at all (the app answers it with the rule reader) is kept
+    with ``"unreadable": true``."""
+    from ambigdemo.pipeline import clean_question
+
+    done = resumed(out)
+    todo = [(clean_question(q), gold) for q, gold in items if clean_question(q) not in done]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a", encoding="utf-8") as f:
+        for question, gold in tqdm(todo, desc=desc, unit="q"):
+            run = reader.read(Question.of(question), retriever.search(question, top_k))
+            unreadable = False
+            try:
+                for _ in run.answers():
+                    pass
+                for _ in run.read_for_also():
+                    pass
+            except MalformedOutput:
+                unreadable = True
+            f.write(json.dumps({**run.record(), "gold": gold, "unreadable": unreadable}, ensure_ascii=False) + "\n")
+            f.flush()
+    return out
+
+
+def replayed(reader: LlmReader, record: dict) -> tuple[list[str], list[str]]:
+    """The readings and "also" answers ``reader``'s score shows for one recorded question (:func:`record_reading`)."""
+    run = ReaderRun.replay(reader, record)
+    return [a.text for a in run.found], [a.answer for a in run.also]
+
+
+def recorded_rows(found: list[dict]) -> tuple[list[dict], list[int]]:
+    """The features and labels of every scored candidate of recorded questions (:func:`record_reading`), each
+    labelled right when the answer as shown names one of its question's gold readings."""
+    rows, labels = [], []
+    for record in found:
+        for c in record["candidates"]:
+            if c["features"]:
+                rows.append(c["features"])
+                labels.append(int(any(right(c["shown"] or c["text"], g) for g in record["gold"])))
+    return rows, labels
+
+
+def left_out(rows: list[dict], labels: list[int], sets: dict[str, list[dict]], names: tuple[str, ...],
+             l2: float = 1.0, weight: float = 1.0) -> dict[str, float]:
+    """Per recorded set (:func:`record_reading`), the AUC of its candidates under a fit of ``names`` on ``rows`` and
+    ``labels`` (AmbigNQ train's, each counted ``weight`` times) and every other set's: how well the fit carries to a set
+    of new questions."""
+    out = {}
+    for name, found in sets.items():
+        others = [r for other, recs in sets.items() if other != name for r in recs]
+        other_rows, other_labels = recorded_rows(others)
+        fitted = fit(rows + other_rows, labels + other_labels, l2=l2, names=names,
+                     weights=[weight] * len(rows) + [1.0] * len(other_rows))
+        held_rows, held_labels = recorded_rows(found)
+        out[name] = auc([fitted.p(r) for r in held_rows], held_labels)
     return out
 
 

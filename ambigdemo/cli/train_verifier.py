@@ -50,6 +50,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "to be a reading too (1: what any further reading needs)")
     p.add_argument("--lexical", action="store_true", help="the reader reads the passage BM25 ranks first too, wherever "
                    "the dense scores put it (the fit's candidates are read from the dense passages)")
+    p.add_argument("--sets", type=Path, nargs="+", default=[], metavar="READINGS",
+                   help="readings sets (assets/readings-*.json) read as the app reads them, with the reading given here, and "
+                        "fitted on beside AmbigNQ train (OUT/sets/NAME.jsonl, resumable): questions of the kind the app is asked")
+    p.add_argument("--ambignq-weight", type=float, default=1.0, help="with --sets: what each AmbigNQ train candidate "
+                   "counts in the fit beside one of theirs (0: fitted on the sets alone)")
     p.add_argument("--features", help="the features fitted, comma-separated (default: the shipped score's, verifier.SCORED)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
@@ -60,12 +65,12 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from ambigdemo.config import Config
-    from ambigdemo.stages.reader.configure import score_file
+    from ambigdemo.stages.reader.configure import reading_with, score_file
     from ambigdemo.evaluation.datasets import load_ambignq
     from ambigdemo.files import replace_text
     from ambigdemo.pipeline import Pipeline
-    from ambigdemo.building.train_verifier import (add_unreplied, collect, featurize, gold_answers, labelled, out_of_fold,
-                                                   records, sweep)
+    from ambigdemo.building.train_verifier import (add_unreplied, collect, featurize, gold_answers, labelled, left_out,
+                                                   neutral, out_of_fold, record_reading, recorded_rows, records, sweep)
     from ambigdemo.stages.reader.verifier import FEATURES, SCORED, auc, fit
 
     names = tuple(args.features.split(",")) if args.features else SCORED
@@ -95,32 +100,48 @@ def run(args: argparse.Namespace) -> int:
             add_unreplied(args.out / collected, pipeline.reader, pipeline.retriever, how, dict(items),
                           reach=args.passages + args.also_passages)  # collected before they were read
 
+    settings = {"threshold": args.threshold, "more": args.more, "also": args.also, "passages": args.passages,
+                "relevance": args.relevance, "branch_passages": args.branch_passages, "also_passages": args.also_passages,
+                "also_further": args.also_further, "siblings": args.siblings, "titles": args.titles, "listed": args.listed,
+                "also_titles": args.also_titles, "lexical": args.lexical}
+    sets = {}
+    if args.sets:
+        app = reading_with(pipeline.reader, replace(neutral(names), **settings))  # the reading does not depend on the weights
+        for path in args.sets:
+            items = [(i["question"], i["answers"]) for i in json.loads(path.read_text(encoding="utf-8"))]
+            out = args.out / "sets" / f"{path.stem}.jsonl"
+            sets[path.stem] = records(record_reading(app, pipeline.retriever, items, out, config.top_k, desc=path.stem))
+
     nlp = pipeline.reader.nlp
     train_found = featurize(records(args.out / "train.jsonl"), pipeline.retriever, nlp, reader=pipeline.reader)
     dev_found = featurize(records(args.out / "dev.jsonl"), pipeline.retriever, nlp, reader=pipeline.reader)
     train_rows, train_labels = labelled(train_found)
+    set_rows, set_labels = recorded_rows([r for found in sets.values() for r in found])
     rows, labels = labelled(dev_found)
-    if len(set(train_labels)) < 2:  # a score needs right and wrong replies to tell apart
+    if len(set(train_labels + set_labels)) < 2:  # a score needs right and wrong replies to tell apart
         print(f"error: the reader's replies to {len(train_found)} train questions give {len(train_labels)} grounded answers, "
               f"{sum(train_labels)} of them right: no score can be fitted (read more questions: --questions)")
         return 2
-    verifier = fit(train_rows, train_labels, l2=args.l2, names=names)
+    counts = [args.ambignq_weight if sets else 1.0] * len(train_rows) + [1.0] * len(set_rows)
+    verifier = fit(train_rows + set_rows, train_labels + set_labels, l2=args.l2, names=names, weights=counts)
     swept = sweep(dev_found, verifier, THRESHOLDS)
-    verifier = replace(verifier, threshold=args.threshold, more=args.more, also=args.also, passages=args.passages, relevance=args.relevance, branch_passages=args.branch_passages,
-                       also_passages=args.also_passages, also_further=args.also_further, siblings=args.siblings, titles=args.titles,
-                       listed=args.listed, also_titles=args.also_titles, lexical=args.lexical)
+    verifier = replace(verifier, **settings)
     report = {
         "train": {"questions": len(train_found), "candidates": len(train_labels), "right": sum(train_labels),
                   "auc_in_sample": auc([verifier.p(r) for r in train_rows], train_labels),
                   "auc_out_of_fold": out_of_fold(train_found, names)},
         "dev": {"candidates": len(labels), "right": sum(labels), "auc": auc([verifier.p(r) for r in rows], labels),
                 "auc_by_feature": {n: auc([r[n] for r in rows], labels) for n in FEATURES}},
+        **({"sets": {"questions": sum(len(found) for found in sets.values()), "candidates": len(set_labels),
+                     "right": sum(set_labels), "auc_in_sample": auc([verifier.p(r) for r in set_rows], set_labels),
+                     "auc_left_out": left_out(train_rows, train_labels, sets, names, args.l2, args.ambignq_weight)}}
+           if sets else {}),
         "candidates_kept_dev": swept,
         "verifier": verifier.to_json(),
     }
     replace_text(args.out / "report.json", json.dumps(report, indent=2) + "\n")
     replace_text(export, json.dumps(verifier.to_json(), indent=2) + "\n")
-    print(json.dumps({k: report[k] for k in ("train", "dev")}, indent=2))
+    print(json.dumps({k: report[k] for k in ("train", "sets", "dev") if k in report}, indent=2))
     gate = f" within {args.relevance:.0%} of the best" if args.relevance else ""
     print(f"wrote {export}: {args.passages} passages read{gate}, less likely replies from {args.branch_passages}, "
           f"threshold {args.threshold}, then {args.more}, also from {args.also}"
@@ -129,5 +150,6 @@ def run(args: argparse.Namespace) -> int:
           + ("; each passage's subject read" if args.titles else "")
           + (f"; each passage's subject read for \"also\" only, from {args.also_titles}" if args.also_titles < 1 else "")
           + (f", a list's further names from {args.listed}" if args.listed < 1 else "")
-          + ("; the passage BM25 ranks first read too" if args.lexical else ""))
+          + ("; the passage BM25 ranks first read too" if args.lexical else "")
+          + (f"; fitted on AmbigNQ train and {len(sets)} readings sets" if sets else ""))
     return 0

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ambigdemo.runtimes.onnx import Context, Generator
@@ -279,6 +279,37 @@ class ReaderRun:
             if c.p >= bar and not any(same_answer(key, normalize_answer(t)) for t in [a.text for a in found] + [a.answer for a in also]):
                 also.append(Also(text, passage.id, evidence(text, passage), c.p))
         self.found, self.also = found, also
+
+    def record(self) -> dict:
+        """What :meth:`decide` chose from, as JSON: the question, the passages read, and every candidate with the
+        features it was read with (before :func:`relate`) and as select showed it, and which passages were read for
+        "also" only. The reading does not depend on the score, so :meth:`replay` decides again from it exactly as a run
+        under another score would."""
+        read = set(self.read)
+        return {
+            "question": self.question.text,
+            "passages": [asdict(p) for p in self.passages if p.id in read],
+            "candidates": [{**asdict(c), "own": self._own.get(i), "shown": self._shown.get((c.passage, c.text))}
+                           for i, c in enumerate(self.candidates)],
+            "also_only": sorted(self._also_only),
+        }
+
+    @classmethod
+    def replay(cls, reader: "LlmReader", record: dict) -> "ReaderRun":
+        """The run ``record`` (:meth:`record`) was made from, decided again by ``reader``'s score: ``found`` and
+        ``also`` are what that score would show, with no model call."""
+        passages = [Passage(**p) for p in record["passages"]]
+        run = cls(reader, Question.of(record["question"]), passages, read=[p.id for p in passages])
+        for i, c in enumerate(record["candidates"]):
+            kept = {k: v for k, v in c.items() if k not in ("own", "shown")}
+            run.candidates.append(Candidate(**kept))
+            if c["own"] is not None:
+                run._own[i] = c["own"]
+            if c["shown"] is not None:
+                run._shown[(c["passage"], c["text"])] = c["shown"]
+        run._also_only = set(record["also_only"])
+        run.decide()
+        return run
 
     def _for_also(self, candidate: Candidate) -> bool:
         """Whether ``candidate`` is read for the "also" tier only: from a further passage, or a subject read after the

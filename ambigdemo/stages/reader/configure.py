@@ -31,13 +31,19 @@ def configured_reader(config: Config, generator: Generator | None, nlp: Any, rea
     )
     verifier = configured_verifier(config, reader_model)
     if verifier is not None:
-        reader = replace(reader, verifier=verifier, relevance=verifier.relevance, max_passages=verifier.passages,
-                         branch_passages=verifier.branch_passages, branch_min=verifier.branch_min, further_passages=0,
-                         also_passages=verifier.also_passages, siblings=verifier.siblings, titles=verifier.titles,
-                         also_titles=verifier.also_titles < 1.0, lexical=verifier.lexical)
+        reader = reading_with(reader, verifier)
     if like is not None:
         reader.adopt_prefix(like)
     return reader
+
+
+def reading_with(reader: LlmReader, verifier: Verifier) -> LlmReader:
+    """``reader`` choosing by ``verifier``, and reading as the score was tuned to (its passages, less likely replies,
+    lists, subjects, "also" passages and BM25's passage)."""
+    return replace(reader, verifier=verifier, relevance=verifier.relevance, max_passages=verifier.passages,
+                   branch_passages=verifier.branch_passages, branch_min=verifier.branch_min, further_passages=0,
+                   also_passages=verifier.also_passages, siblings=verifier.siblings, titles=verifier.titles,
+                   also_titles=verifier.also_titles < 1.0, lexical=verifier.lexical)
 
 
 def configured_verifier(config: Config, reader_model: str) -> Verifier | None:

@@ -240,20 +240,22 @@ def tiers(keys: list[str], scores: list[float], verifier: "Verifier", max_answer
 
 
 def fit(rows: list[dict[str, float]], labels: list[int], l2: float = 1.0, steps: int = 50,
-        names: tuple[str, ...] = FEATURES) -> Verifier:
+        names: tuple[str, ...] = FEATURES, weights: list[float] | None = None) -> Verifier:
     """A logistic regression of ``labels`` on the features ``names`` of ``rows`` (standardised, L2-penalised,
-    fitted by Newton's method)."""
+    fitted by Newton's method), each row counted ``weights`` times (default once)."""
     x = np.array([[r[n] for n in names] for r in rows], dtype=np.float64)
     y = np.array(labels, dtype=np.float64)
-    mean, scale = x.mean(axis=0), x.std(axis=0)
+    counts = np.ones(len(x)) if weights is None else np.array(weights, dtype=np.float64)
+    mean = np.average(x, axis=0, weights=counts)
+    scale = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=counts))
     scale[scale == 0] = 1.0
     z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
     w = np.zeros(z.shape[1])
     penalty = np.diag([l2] * len(names) + [0.0])
     for _ in range(steps):
         p = 1.0 / (1.0 + np.exp(-(z @ w)))
-        grad = z.T @ (p - y) + penalty @ w
-        hess = (z * (p * (1 - p))[:, None]).T @ z + penalty
+        grad = z.T @ (counts * (p - y)) + penalty @ w
+        hess = (z * (counts * p * (1 - p))[:, None]).T @ z + penalty
         step = np.linalg.solve(hess, grad)
         w -= step
         if np.abs(step).max() < 1e-8:
