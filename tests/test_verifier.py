@@ -198,6 +198,22 @@ def test_readings_sets_are_recorded_as_the_app_reads_them_one_question_at_a_time
     assert set(aucs) == {"a", "b"}
 
 
+def test_the_1_5b_score_goes_with_the_committed_readings_it_was_fitted_on():
+    """The shipped 1.5B score was fitted on the committed records of the readings sets (train-verifier --sets): its
+    report counts their candidates and scores them as the file does, so the fit is reproducible from what is committed."""
+    from pathlib import Path
+
+    run = Path(__file__).resolve().parent.parent / "docs" / "results" / "verifier-1.5b"
+    report = json.loads((run / "report.json").read_text(encoding="utf-8"))
+    found = [r for path in sorted((run / "sets").glob("*.jsonl")) for r in records(path)]
+    rows, labels = recorded_rows(found)
+    shipped = Verifier.load(VERIFIERS["1.5b"])
+    assert (report["sets"]["questions"], report["sets"]["candidates"], report["sets"]["right"]) == (len(found), len(labels), sum(labels))
+    assert report["verifier"] == shipped.to_json()
+    assert auc([shipped.p(r) for r in rows], labels) == pytest.approx(report["sets"]["auc_in_sample"], abs=1e-6)
+    assert set(report["sets"]["auc_left_out"]) == {path.stem for path in (run / "sets").glob("*.jsonl")}
+
+
 def test_every_annotators_answers_are_gold():
     from ambigdemo.evaluation.datasets import AmbigExample, Annotation, QAPair
 

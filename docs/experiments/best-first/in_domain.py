@@ -8,16 +8,16 @@ no model call), and sums each set's readings summary as ``bench --readings`` pri
 replay of the same records. ``--bars`` sweeps the first and further readings' bars; ``--features`` adds features to
 the shipped ones (``verifier.FEATURES``).
 
-    PYTHONPATH=. python docs/experiments/best-first/in_domain.py TRAIN.pkl RECORDS_DIR --bars 0.55:0.8,0.45:0.8 \\
+    PYTHONPATH=. python docs/experiments/best-first/in_domain.py TRAIN.json RECORDS_DIR --bars 0.55:0.8,0.45:0.8 \\
         --features "" "of_other,clash"
 
 With ``--scores A.json B.json`` it replays the sets under each score file instead (the shipped score before and
-after a refit, on sets it was not fitted on). ``TRAIN.pkl``: AmbigNQ train's committed candidates with their features (``featurize`` of
-docs/results/verifier-1.5b/train.jsonl, pickled); ``RECORDS_DIR``: one ``NAME.jsonl`` per set (``record_reading``).
+after a refit, on sets it was not fitted on). ``TRAIN.json``: AmbigNQ train's committed candidates with their
+features (featurize.py of docs/results/verifier-1.5b/train.jsonl); ``RECORDS_DIR``: one ``NAME.jsonl`` per set (``record_reading``).
 """
 
 import argparse
-import pickle
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -61,7 +61,7 @@ def main() -> None:
         return
 
     shipped = Verifier.load(VERIFIERS["1.5b"])
-    train_rows, train_labels = labelled(pickle.loads(args.train.read_bytes())) if args.ambignq else ([], [])
+    train_rows, train_labels = labelled(json.loads(args.train.read_text(encoding="utf-8"))) if args.ambignq else ([], [])
     names = args.sets.split(",") if args.sets else sorted(p.stem for p in args.records.glob("*.jsonl"))
     sets = {n: records(args.records / f"{n}.jsonl") for n in names}
     bars = [tuple(float(v) for v in b.split(":")) for b in args.bars.split(",")]
