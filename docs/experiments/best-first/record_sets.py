@@ -1,6 +1,6 @@
-"""Record readings sets as the app reads them, as ``train-verifier --sets`` does (``record_reading`` under the shipped
-1.5B score's reading settings; the reading does not depend on the score's weights), one process per call, so that two
-or three run at once on 2 cores; resumable.
+"""Record readings sets as the app reads them, as ``train-verifier --sets`` does (``record_reading`` with the shipped
+1.5B score's reading: which passages, replies, lists and subjects are read does not depend on its weights), one
+process per call, so that two or three run at once on 2 cores; resumable.
 
     AMBIGDEMO_THREADS=1 PYTHONPATH=. python docs/experiments/best-first/record_sets.py OUT_DIR assets/readings-dev.json ...
 
@@ -10,24 +10,19 @@ Each set is written to ``OUT_DIR/STEM.jsonl`` (docs/results/verifier-1.5b/checks
 
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 
-from ambigdemo.building.train_verifier import neutral, record_reading
+from ambigdemo.building.train_verifier import record_reading
 from ambigdemo.config import VERIFIERS, Config
 from ambigdemo.pipeline import Pipeline
 from ambigdemo.stages.reader.configure import reading_with
-from ambigdemo.stages.reader.verifier import SCORED, Verifier
-
-READING = ("threshold", "more", "also", "passages", "relevance", "branch_passages", "branch_min", "also_passages",
-           "also_further", "siblings", "titles", "listed", "also_titles", "lexical")
+from ambigdemo.stages.reader.verifier import Verifier
 
 
 def main(out_dir: Path, sets: list[Path]) -> None:
     config = Config.from_env(use_generator=False, verifier="off", reader_model="1.5b")
     pipeline = Pipeline.load(config)
-    shipped = Verifier.load(VERIFIERS["1.5b"])
-    app = reading_with(pipeline.reader, replace(neutral(SCORED), **{k: getattr(shipped, k) for k in READING}))
+    app = reading_with(pipeline.reader, Verifier.load(VERIFIERS["1.5b"]))
     for path in sets:
         items = [(i["question"], i["answers"]) for i in json.loads(path.read_text(encoding="utf-8"))]
         record_reading(app, pipeline.retriever, items, out_dir / f"{path.stem}.jsonl", config.top_k, desc=path.stem)
