@@ -14,7 +14,7 @@ from ambigdemo.building.train_verifier import (collect, featurize, gold_answers,
                                                recorded_rows, records, replayed, sweep)
 from ambigdemo.stages.reader import ReaderRun
 from ambigdemo.stages.question import Question
-from ambigdemo.stages.reader.verifier import FEATURES, SCORED, Verifier, auc, fit
+from ambigdemo.stages.reader.verifier import FEATURES, SCORED, Verifier, auc, blended, fit
 from ambigdemo.text import normalize_answer
 
 
@@ -43,6 +43,42 @@ def test_the_fit_learns_what_separates_right_from_wrong_and_generalises():
     weight = dict(zip(verifier.names, verifier.weights))
     assert weight["score"] > 0 and weight["coverage"] > 0
     assert max(abs(weight[n]) for n in FEATURES if n not in ("score", "coverage")) < min(weight["score"], weight["coverage"])
+
+
+def _crossed(n: int, seed: int) -> tuple[list[dict], list[int]]:
+    """Candidates right when their passage ranks first and its sentence does not rank the answer otherwise, or when it
+    ranks lower and the sentence does: an interaction no weighted sum of the two features can express."""
+    rng = random.Random(seed)
+    rows, labels = [], []
+    for _ in range(n):
+        row = {name: rng.random() for name in FEATURES}
+        row["clash"] = float(rng.random() < 0.5)
+        labels.append(int((row["rank"] < 0.5) != bool(row["clash"]) if rng.random() < 0.9 else rng.random() < 0.5))
+        rows.append(row)
+    return rows, labels
+
+
+def test_trees_learn_what_one_feature_means_beside_another_and_blend_with_the_logistic_fit():
+    train, held = _crossed(2000, seed=5), _crossed(1000, seed=6)
+    logistic, trees = blended(*train, 0.0), blended(*train, 1.0)
+    assert not logistic.trees and trees.trees
+    assert auc([logistic.p(r) for r in held[0]], held[1]) < 0.6, "a weighted sum cannot tell these apart"
+    assert auc([trees.p(r) for r in held[0]], held[1]) > 0.85
+    mixed = blended(*train, 0.3)
+    row = held[0][0]
+    assert mixed.p(row) == pytest.approx(0.7 * logistic.p(row) + 0.3 * trees.p(row))
+    assert blended(*train, 0.3) == mixed, "one thread and a seed: the same candidates give the same trees"
+
+
+def test_a_verifier_with_trees_round_trips_and_broken_trees_say_which_file(tmp_path):
+    verifier = replace(blended(*_crossed(300, seed=7), 0.3), threshold=0.65, more=0.9)
+    path = tmp_path / "verifier.json"
+    path.write_text(json.dumps(verifier.to_json()), encoding="utf-8")
+    loaded = Verifier.load(path)
+    assert loaded == verifier and loaded.p(_crossed(1, seed=8)[0][0]) == verifier.p(_crossed(1, seed=8)[0][0])
+    path.write_text(json.dumps({**verifier.to_json(), "trees": "not a LightGBM model"}), encoding="utf-8")
+    with pytest.raises(ValueError, match="cannot load the verifier from .*verifier.json"):
+        Verifier.load(path)
 
 
 def test_auc_counts_ties_half_and_orders():

@@ -25,7 +25,7 @@ from ambigdemo.evaluation.readings import right
 from ambigdemo.files import replace_text
 from ambigdemo.stages.reader import LlmReader, MalformedOutput, ReaderRun
 from ambigdemo.stages.question import Question
-from ambigdemo.stages.reader.verifier import FEATURES, Clue, Verifier, auc, features, fit, position, relate, tiers
+from ambigdemo.stages.reader.verifier import FEATURES, Clue, Verifier, auc, blended, features, position, relate, tiers
 from ambigdemo.stages.reader.select import other_names, subject_named
 from ambigdemo.stages.reader.verify import occurs_in
 from ambigdemo.stages.answers import same_answer
@@ -161,16 +161,16 @@ def recorded_rows(found: list[dict]) -> tuple[list[dict], list[int]]:
 
 
 def left_out(rows: list[dict], labels: list[int], sets: dict[str, list[dict]], names: tuple[str, ...],
-             l2: float = 1.0, weight: float = 1.0) -> dict[str, float]:
+             l2: float = 1.0, weight: float = 1.0, trees: float = 0.0) -> dict[str, float]:
     """Per recorded set (:func:`record_reading`), the AUC of its candidates under a fit of ``names`` on ``rows`` and
-    ``labels`` (AmbigNQ train's, each counted ``weight`` times) and every other set's: how well the fit carries to a set
-    of new questions."""
+    ``labels`` (AmbigNQ train's, each counted ``weight`` times) and every other set's (``trees``: the trees' share,
+    :func:`~ambigdemo.stages.reader.verifier.blended`): how well the fit carries to a set of new questions."""
     out = {}
     for name, found in sets.items():
         others = [r for other, recs in sets.items() if other != name for r in recs]
         other_rows, other_labels = recorded_rows(others)
-        fitted = fit(rows + other_rows, labels + other_labels, l2=l2, names=names,
-                     weights=[weight] * len(rows) + [1.0] * len(other_rows))
+        fitted = blended(rows + other_rows, labels + other_labels, trees, l2=l2, names=names,
+                         weights=[weight] * len(rows) + [1.0] * len(other_rows))
         held_rows, held_labels = recorded_rows(found)
         out[name] = auc([fitted.p(r) for r in held_rows], held_labels)
     return out
@@ -244,23 +244,23 @@ def labelled(found: list[dict]) -> tuple[list[dict], list[int]]:
     return [c["features"] for c in every], [int(c["right"]) for c in every]
 
 
-def fold_fits(found: list[dict], names: tuple[str, ...], folds: int = 5) -> list[tuple[set[int], Verifier]]:
+def fold_fits(found: list[dict], names: tuple[str, ...], folds: int = 5, trees: float = 0.0) -> list[tuple[set[int], Verifier]]:
     """The questions of ``found`` dealt into ``folds`` after a seeded shuffle, each fold's held-out question indices
-    with a fit of ``names`` on the other folds' questions."""
+    with a fit of ``names`` on the other folds' questions (``trees``: the trees' share in it)."""
     order = list(range(len(found)))
     random.Random(0).shuffle(order)
     out = []
     for k in range(folds):
         held = {q for i, q in enumerate(order) if i % folds == k}
-        out.append((held, fit(*labelled([r for q, r in enumerate(found) if q not in held]), names=names)))
+        out.append((held, blended(*labelled([r for q, r in enumerate(found) if q not in held]), trees, names=names)))
     return out
 
 
-def out_of_fold(found: list[dict], names: tuple[str, ...], folds: int = 5) -> float:
+def out_of_fold(found: list[dict], names: tuple[str, ...], folds: int = 5, trees: float = 0.0) -> float:
     """AUC of every candidate of ``found`` (:func:`featurize`) scored by a fit of ``names`` on the other folds'
     questions (:func:`fold_fits`): how well such a fit carries to new questions."""
     scores, ys = [], []
-    for held, fitted in fold_fits(found, names, folds):
+    for held, fitted in fold_fits(found, names, folds, trees):
         for q in held:
             for c in found[q]["candidates"]:
                 scores.append(fitted.p(c["features"]))

@@ -55,6 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "fitted on beside AmbigNQ train (OUT/sets/NAME.jsonl, resumable): questions of the kind the app is asked")
     p.add_argument("--ambignq-weight", type=float, default=1.0, help="with --sets: what each AmbigNQ train candidate "
                    "counts in the fit beside one of theirs (0: fitted on the sets alone)")
+    p.add_argument("--trees", type=float, default=0.0, help="the share of gradient-boosted trees (LightGBM) in the score, "
+                   "beside the logistic fit of the same candidates (0: the logistic fit alone)")
     p.add_argument("--features", help="the features fitted, comma-separated (default: the shipped score's, verifier.SCORED)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
@@ -71,11 +73,14 @@ def run(args: argparse.Namespace) -> int:
     from ambigdemo.pipeline import Pipeline
     from ambigdemo.building.train_verifier import (add_unreplied, collect, featurize, gold_answers, labelled, left_out,
                                                    neutral, out_of_fold, record_reading, recorded_rows, records, sweep)
-    from ambigdemo.stages.reader.verifier import FEATURES, SCORED, auc, fit
+    from ambigdemo.stages.reader.verifier import FEATURES, SCORED, auc, blended
 
     names = tuple(args.features.split(",")) if args.features else SCORED
     if not set(names) <= set(FEATURES):
         print(f"error: unknown features {sorted(set(names) - set(FEATURES))}; known: {', '.join(FEATURES)}")
+        return 2
+    if not 0.0 <= args.trees <= 1.0:
+        print(f"error: --trees is the trees' share of p, from 0 to 1 (got {args.trees})")
         return 2
     chosen = {"reader_model": args.reader_model} if args.reader_model else {}
     config = Config.from_env(use_generator=False, verifier="off", **chosen)
@@ -123,18 +128,18 @@ def run(args: argparse.Namespace) -> int:
               f"{sum(train_labels)} of them right: no score can be fitted (read more questions: --questions)")
         return 2
     counts = [args.ambignq_weight if sets else 1.0] * len(train_rows) + [1.0] * len(set_rows)
-    verifier = fit(train_rows + set_rows, train_labels + set_labels, l2=args.l2, names=names, weights=counts)
+    verifier = blended(train_rows + set_rows, train_labels + set_labels, args.trees, l2=args.l2, names=names, weights=counts)
     swept = sweep(dev_found, verifier, THRESHOLDS)
     verifier = replace(verifier, **settings)
     report = {
         "train": {"questions": len(train_found), "candidates": len(train_labels), "right": sum(train_labels),
                   "auc_in_sample": auc([verifier.p(r) for r in train_rows], train_labels),
-                  "auc_out_of_fold": out_of_fold(train_found, names)},
+                  "auc_out_of_fold": out_of_fold(train_found, names, trees=args.trees)},
         "dev": {"candidates": len(labels), "right": sum(labels), "auc": auc([verifier.p(r) for r in rows], labels),
                 "auc_by_feature": {n: auc([r[n] for r in rows], labels) for n in FEATURES}},
         **({"sets": {"questions": sum(len(found) for found in sets.values()), "candidates": len(set_labels),
                      "right": sum(set_labels), "auc_in_sample": auc([verifier.p(r) for r in set_rows], set_labels),
-                     "auc_left_out": left_out(train_rows, train_labels, sets, names, args.l2, args.ambignq_weight)}}
+                     "auc_left_out": left_out(train_rows, train_labels, sets, names, args.l2, args.ambignq_weight, args.trees)}}
            if sets else {}),
         "candidates_kept_dev": swept,
         "verifier": verifier.to_json(),
@@ -151,5 +156,6 @@ def run(args: argparse.Namespace) -> int:
           + (f"; each passage's subject read for \"also\" only, from {args.also_titles}" if args.also_titles < 1 else "")
           + (f", a list's further names from {args.listed}" if args.listed < 1 else "")
           + ("; the passage BM25 ranks first read too" if args.lexical else "")
-          + (f"; fitted on AmbigNQ train and {len(sets)} readings sets" if sets else ""))
+          + (f"; fitted on AmbigNQ train and {len(sets)} readings sets" if sets else "")
+          + (f"; {args.trees:.0%} of p from gradient-boosted trees" if args.trees > 0 else ""))
     return 0

@@ -10,17 +10,19 @@ how likely the model finds the answer with no passage (its prior) and how much t
 and whether the sentence stating it ranks it another way or relates the question's word to another name, or ranks it at
 another place than the question asks (:func:`~ambigdemo.stages.reader.verify.rank_as_asked`), and whether it was not
 replied but named beside a reply in a list (:func:`~ambigdemo.stages.reader.select.other_names`) or is its passage's
-subject (:func:`~ambigdemo.stages.reader.select.subject_named`). Its weights are fitted on AmbigNQ train
-by ``python -m ambigdemo train-verifier`` (:mod:`ambigdemo.building.train_verifier`) and its threshold
-on the readings dev set, with the reading it was tuned with; all are in one small JSON file per reader model
-(``config.VERIFIERS``), since each model's replies are right at a different rate.
+subject (:func:`~ambigdemo.stages.reader.select.subject_named`). It is fitted by ``python -m ambigdemo
+train-verifier`` (:mod:`ambigdemo.building.train_verifier`) on AmbigNQ train and the app's own readings of the
+readings sets' train split, as a logistic model (:func:`fit`), blended where the trees help with gradient-boosted
+trees (:func:`fit_trees`, LightGBM's, kept in its own text format), with the reading it was tuned with and its
+thresholds; all are in one JSON file per reader model (``config.VERIFIERS``), since each model's replies are right at
+a different rate.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -139,7 +141,8 @@ def relate(rows: list[dict[str, float]], texts: list[str]) -> list[dict[str, flo
 
 @dataclass(frozen=True)
 class Verifier:
-    """A fitted logistic model: p(right) of a candidate's features, and the threshold a shown one needs."""
+    """A fitted score, p(right) of a candidate's features (a logistic model, blended with gradient-boosted trees when
+    ``trees`` holds them), and the thresholds a shown one needs."""
 
     names: tuple[str, ...]
     mean: tuple[float, ...]
@@ -160,20 +163,35 @@ class Verifier:
     titles: bool = False  # each passage's subject is read too (``LlmReader.titles``)
     also_titles: float = 1.0  # or, for "also" only, read after the readings and shown there from this p (1: not read)
     lexical: bool = False  # the passage BM25 ranks first is read too (``LlmReader.lexical``)
+    trees: str = ""  # the trees as LightGBM writes them (:func:`fit_trees`): features in ``names`` order in, p(right) out
+    blend: float = 1.0  # with trees: p is this share of theirs and the rest of the logistic model's
+    _booster: list = field(default_factory=list, init=False, repr=False, compare=False)  # the trees loaded, once used
 
     def needs(self, found: int) -> float:
         """The p(right) an answer needs when ``found`` distinct answers are found before it."""
         return self.threshold if found == 0 else max(self.threshold, self.more)
 
     def p(self, named: dict[str, float]) -> float:
-        x = (np.array([named[n] for n in self.names]) - np.array(self.mean)) / np.array(self.scale)
-        return float(1.0 / (1.0 + np.exp(-(x @ np.array(self.weights) + self.bias))))
+        x = np.array([[named[n] for n in self.names]], dtype=np.float64)
+        logistic = 1.0 / (1.0 + np.exp(-(((x[0] - np.array(self.mean)) / np.array(self.scale)) @ np.array(self.weights) + self.bias)))
+        if not self.trees:
+            return float(logistic)
+        return float((1.0 - self.blend) * logistic + self.blend * self._model().predict(x, num_threads=1)[0])
+
+    def _model(self):
+        """The trees as a LightGBM booster, loaded once."""
+        if not self._booster:
+            import lightgbm
+
+            self._booster.append(lightgbm.Booster(model_str=self.trees))
+        return self._booster[0]
 
     def to_json(self) -> dict:
         return {"names": list(self.names), "mean": list(self.mean), "scale": list(self.scale), "weights": list(self.weights),
                 "bias": self.bias, "threshold": self.threshold, "more": self.more, "also": self.also, "passages": self.passages, "relevance": self.relevance, "branch_passages": self.branch_passages, "branch_min": self.branch_min,
                 "also_passages": self.also_passages, "also_further": self.also_further, "siblings": self.siblings,
-                "listed": self.listed, "titles": self.titles, "also_titles": self.also_titles, "lexical": self.lexical}
+                "listed": self.listed, "titles": self.titles, "also_titles": self.also_titles, "lexical": self.lexical,
+                **({"trees": self.trees, "blend": self.blend} if self.trees else {})}
 
     @classmethod
     def from_json(cls, data: dict) -> "Verifier":
@@ -181,15 +199,24 @@ class Verifier:
                    float(data["bias"]), float(data["threshold"]), float(data["more"]), float(data.get("also", 1.0)), int(data["passages"]), float(data.get("relevance", 0.0)), int(data["branch_passages"]), float(data["branch_min"]),
                    int(data.get("also_passages", 0)), float(data.get("also_further", 1.0)), bool(data.get("siblings", False)),
                    float(data.get("listed", 1.0)), bool(data.get("titles", False)), float(data.get("also_titles", 1.0)),
-                   bool(data.get("lexical", False)))
+                   bool(data.get("lexical", False)), str(data.get("trees", "")),
+                   float(data.get("blend", 1.0)))
 
     @classmethod
     def load(cls, path: Path) -> "Verifier":
         """The verifier saved at ``path``; a missing or unreadable file says which and why."""
         try:
-            return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+            verifier = cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"cannot load the verifier from {path}: {exc}") from exc
+        if verifier.trees:
+            from lightgbm.basic import LightGBMError
+
+            try:
+                verifier._model()
+            except LightGBMError as exc:
+                raise ValueError(f"cannot load the verifier from {path}: its trees: {exc}") from exc
+        return verifier
 
 
 def tiers(keys: list[str], scores: list[float], verifier: "Verifier", max_answers: int,
@@ -261,6 +288,36 @@ def fit(rows: list[dict[str, float]], labels: list[int], l2: float = 1.0, steps:
         if np.abs(step).max() < 1e-8:
             break
     return Verifier(names, tuple(mean.tolist()), tuple(scale.tolist()), tuple(w[:-1].tolist()), float(w[-1]))
+
+
+TREES = {"num_iterations": 300, "learning_rate": 0.03, "num_leaves": 8, "min_data_in_leaf": 40, "lambda_l2": 1.0}
+
+
+def fit_trees(rows: list[dict[str, float]], labels: list[int], names: tuple[str, ...] = FEATURES,
+              weights: list[float] | None = None, seed: int = 0, **params: float) -> Verifier:
+    """Gradient-boosted trees (LightGBM, ``TREES`` unless ``params`` say otherwise) of ``labels`` on the features
+    ``names`` of ``rows``, each row counted ``weights`` times: unlike the logistic model they can weigh one feature by
+    another (a sentence that ranks the answer otherwise counts for more when its passage ranks first). One thread,
+    deterministic for a ``seed``. Alone (``blend`` 1); :func:`blended` mixes them with a logistic fit."""
+    import lightgbm
+
+    x = np.array([[r[n] for n in names] for r in rows], dtype=np.float64)
+    data = lightgbm.Dataset(x, np.array(labels), weight=weights, feature_name=list(names), free_raw_data=False)
+    settings = {"objective": "binary", "num_threads": 1, "deterministic": True, "force_row_wise": True, "seed": seed,
+                "verbose": -1, **TREES, **params}
+    booster = lightgbm.train(settings, data)
+    zeros = tuple(0.0 for _ in names)
+    return Verifier(tuple(names), zeros, tuple(1.0 for _ in names), zeros, 0.0, trees=booster.model_to_string())
+
+
+def blended(rows: list[dict[str, float]], labels: list[int], share: float, l2: float = 1.0,
+            names: tuple[str, ...] = FEATURES, weights: list[float] | None = None, **trees: float) -> Verifier:
+    """The logistic fit of ``rows`` (:func:`fit`), its p mixed with ``share`` of the trees' (:func:`fit_trees`, with
+    the settings ``trees``) fitted on the same rows; ``share`` 0 is the logistic fit alone."""
+    logistic = fit(rows, labels, l2=l2, names=names, weights=weights)
+    if share <= 0:
+        return logistic
+    return replace(logistic, trees=fit_trees(rows, labels, names=names, weights=weights, **trees).trees, blend=share)
 
 
 def auc(scores: list[float], labels: list[int]) -> float:
