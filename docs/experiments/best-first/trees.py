@@ -1,0 +1,64 @@
+"""Does a score with gradient-boosted trees in it choose better than the logistic one, each recorded set left out in turn?
+
+The same leave-one-set-out replay as in_domain.py (``ReaderRun.replay``: what the app would show, no model call), the
+score fitted by ``verifier.blended`` on AmbigNQ train and every recorded set but the one replayed: the logistic fit,
+its p mixed with each ``--shares`` share of the trees' (``verifier.fit_trees``, LightGBM, ``--trees`` settings as
+``key=value`` pairs); ``--bars`` sweeps the first and further readings' bars. With ``--checks DIR`` it also replays the
+sets recorded in DIR (not fitted on) under the same fit on every set, at each bar.
+
+    PYTHONPATH=.:docs/experiments/best-first python docs/experiments/best-first/trees.py /tmp/train.features.json \\
+        docs/results/verifier-1.5b/sets --bars 0.65:0.85,0.65:0.9 --shares 0 0.3 0.5 1 --checks docs/results/verifier-1.5b/checks
+"""
+
+import argparse
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from ambigdemo.building.train_verifier import labelled, recorded_rows, records
+from ambigdemo.config import VERIFIERS
+from ambigdemo.stages.reader.verifier import Verifier, blended
+
+from in_domain import line, replay_rows
+
+READING = ("also", "passages", "relevance", "branch_passages", "branch_min", "also_passages", "also_further", "siblings",
+           "listed", "titles", "also_titles", "lexical")
+
+
+def settings(text: str) -> dict[str, float]:
+    return {k: float(v) if "." in v else int(v) for k, v in (pair.split("=") for pair in text.split(",") if pair)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("train", type=Path)
+    ap.add_argument("records", type=Path)
+    ap.add_argument("--bars", default="0.65:0.85")
+    ap.add_argument("--shares", nargs="*", type=float, default=[0.0, 1.0], help="the trees' shares of p, one variant each")
+    ap.add_argument("--trees", default="", help="the trees' settings, key=value,...")
+    ap.add_argument("--checks", type=Path, help="recorded sets replayed under fits on every set")
+    args = ap.parse_args()
+    shipped = Verifier.load(VERIFIERS["1.5b"])
+    train_rows, train_labels = labelled(json.loads(args.train.read_text(encoding="utf-8")))
+    sets = {p.stem: records(p) for p in sorted(args.records.glob("*.jsonl"))}
+    checks = {p.stem: records(p) for p in sorted(args.checks.glob("*.jsonl"))} if args.checks else {}
+    bars = [tuple(float(v) for v in b.split(":")) for b in args.bars.split(",")]
+    fitters = {f"trees {share}": (lambda rows, labels, share=share: blended(rows, labels, share, names=shipped.names, **settings(args.trees)))
+               for share in args.shares}
+    for name, fitter in fitters.items():
+        fits = {}
+        for held in sets:
+            rows, labels = recorded_rows([r for n, found in sets.items() if n != held for r in found])
+            fits[held] = fitter(train_rows + rows, train_labels + labels)
+        every = fitter(train_rows + recorded_rows([r for f in sets.values() for r in f])[0],
+                       train_labels + recorded_rows([r for f in sets.values() for r in f])[1]) if checks else None
+        for first, further in bars:
+            bar = {**{k: getattr(shipped, k) for k in READING}, "threshold": first, "more": further}
+            out = [row for held, found in sets.items() for row in replay_rows(replace(fits[held], **bar), found)]
+            print(line(f"{name} {first}:{further} left out", out), flush=True)
+            for check, found in checks.items():
+                print(line(f"{name} {first}:{further} {check}", replay_rows(replace(every, **bar), found)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
