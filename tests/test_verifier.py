@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import pytest
@@ -76,6 +77,9 @@ def test_a_verifier_with_trees_round_trips_and_broken_trees_say_which_file(tmp_p
     path.write_text(json.dumps(verifier.to_json()), encoding="utf-8")
     loaded = Verifier.load(path)
     assert loaded == verifier and loaded.p(_crossed(1, seed=8)[0][0]) == verifier.p(_crossed(1, seed=8)[0][0])
+    rows = _crossed(400, seed=9)[0]
+    with ThreadPoolExecutor(4) as pool:  # the app's workers share one score: each p is what it is alone
+        assert list(pool.map(loaded.p, rows)) == [verifier.p(r) for r in rows]
     path.write_text(json.dumps({**verifier.to_json(), "trees": "not a LightGBM model"}), encoding="utf-8")
     with pytest.raises(ValueError, match="cannot load the verifier from .*verifier.json"):
         Verifier.load(path)

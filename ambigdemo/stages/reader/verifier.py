@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -166,6 +167,7 @@ class Verifier:
     trees: str = ""  # the trees as LightGBM writes them (:func:`fit_trees`): features in ``names`` order in, p(right) out
     blend: float = 1.0  # with trees: p is this share of theirs and the rest of the logistic model's
     _booster: list = field(default_factory=list, init=False, repr=False, compare=False)  # the trees loaded, once used
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)  # the app's workers share it
 
     def needs(self, found: int) -> float:
         """The p(right) an answer needs when ``found`` distinct answers are found before it."""
@@ -176,7 +178,9 @@ class Verifier:
         logistic = 1.0 / (1.0 + np.exp(-(((x[0] - np.array(self.mean)) / np.array(self.scale)) @ np.array(self.weights) + self.bias)))
         if not self.trees:
             return float(logistic)
-        return float((1.0 - self.blend) * logistic + self.blend * self._model().predict(x, num_threads=1)[0])
+        with self._lock:  # one booster, shared by the app's workers: LightGBM's predictor setup is not thread-safe
+            trees = self._model().predict(x, num_threads=1)[0]
+        return float((1.0 - self.blend) * logistic + self.blend * trees)
 
     def _model(self):
         """The trees as a LightGBM booster, loaded once."""
@@ -213,7 +217,8 @@ class Verifier:
             from lightgbm.basic import LightGBMError
 
             try:
-                verifier._model()
+                with verifier._lock:
+                    verifier._model()
             except LightGBMError as exc:
                 raise ValueError(f"cannot load the verifier from {path}: its trees: {exc}") from exc
         return verifier
