@@ -5,7 +5,8 @@ but wider (every passage above the reader's least score, the less likely replies
 and every grounded candidate is kept with its features (:func:`~ambigdemo.stages.reader.verifier.features`)
 and labelled right when it names one of the question's gold answers (any annotator's). The candidates go
 to a JSON-lines file one question at a time, so a rerun resumes where the last one stopped; the
-logistic model is then fitted on all of them (:func:`~ambigdemo.stages.reader.verifier.fit`).
+score is then fitted on all of them (:func:`~ambigdemo.stages.reader.verifier.blended`: the logistic model, with
+gradient-boosted trees in it where asked).
 """
 
 from __future__ import annotations

@@ -50,8 +50,8 @@ def main() -> None:
         for held in sets:
             rows, labels = recorded_rows([r for n, found in sets.items() if n != held for r in found])
             fits[held] = fitter(train_rows + rows, train_labels + labels)
-        every = fitter(train_rows + recorded_rows([r for f in sets.values() for r in f])[0],
-                       train_labels + recorded_rows([r for f in sets.values() for r in f])[1]) if checks else None
+        all_rows, all_labels = recorded_rows([r for f in sets.values() for r in f])
+        every = fitter(train_rows + all_rows, train_labels + all_labels) if checks else None
         for first, further in bars:
             bar = {**{k: getattr(shipped, k) for k in READING}, "threshold": first, "more": further}
             out = [row for held, found in sets.items() for row in replay_rows(replace(fits[held], **bar), found)]
