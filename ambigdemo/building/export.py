@@ -104,23 +104,23 @@ def export_generator(
 
 def _export_gguf(gguf: Path, out: Path, step: Step) -> list[int]:
     """The lean path: trace the graph without weights, then fill it one quantized tensor at a time."""
-    from transformers import AutoConfig, AutoTokenizer
+    from transformers import AutoTokenizer
 
-    from ambigdemo.building.gguf_export import fill_weights, trace_graph
+    from ambigdemo.building.gguf_export import GgufHeader, fill_weights, trace_graph
 
     with tempfile.TemporaryDirectory() as tmp:
         graph = Path(tmp) / "graph.onnx"
         with step("reader: trace the ONNX graph (weights left out)"):
-            tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-            config = AutoConfig.from_pretrained(gguf.parent, gguf_file=gguf.name)
+            header = GgufHeader.read(gguf)
+            tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name, config=header.config)
             tokenizer.save_pretrained(Path(tmp) / "tokenizer")
             shutil.copy(Path(tmp) / "tokenizer" / "tokenizer.json", out / "tokenizer.json")
-            trace_graph(gguf, graph)
+            trace_graph(gguf, graph, header)
         with step("reader: quantize the weights to int4, one tensor at a time"):
             (out / "model.onnx_data").unlink(missing_ok=True)
-            fill_weights(graph, gguf, out / "model.onnx")
+            fill_weights(graph, gguf, out / "model.onnx", header=header)
             keep_last_logits(out / "model.onnx")
-    return _end_token_ids(tokenizer, config)
+    return _end_token_ids(tokenizer, header.config)
 
 
 def _export_float(src: Path, out: Path, quant: str | None, gguf_file: str | None, step: Step) -> list[int]:

@@ -9,12 +9,14 @@ Two steps, each a fraction of the float model's memory:
    and put in its input's place, one tensor at a time.
 
 The model is the one the float path (GGUF -> transformers -> optimum -> quantizer) makes from the same
-file: the same graph and the same 4-bit weights, so the same answers.
+file: the same graph and the same 4-bit weights, so the same answers. The file's header is parsed once
+(:class:`GgufHeader`): transformers' parse reads the whole vocabulary, about ten seconds for Qwen2.5's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from unittest import mock
 
@@ -27,18 +29,38 @@ EXTERNAL_DATA = "model.onnx_data"
 PROTOBUF_LIMIT = 2**31 - 2**26  # a model bigger than this keeps its weights in EXTERNAL_DATA
 
 
-def _empty_model(gguf: Path):
-    """The GGUF's architecture with no memory behind its weights (accelerate's meta device)."""
-    from accelerate import init_empty_weights
-    from transformers import AutoConfig, AutoModelForCausalLM
+@dataclass(frozen=True)
+class GgufHeader:
+    """A GGUF file's metadata as transformers' loader parses it (``parsed``, tensors left out) and the
+    model configuration ``AutoConfig.from_pretrained(..., gguf_file=...)`` makes of it."""
 
-    config = AutoConfig.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    parsed: dict
+    config: object
+
+    @classmethod
+    def read(cls, gguf: Path) -> GgufHeader:
+        from transformers import CONFIG_MAPPING
+        from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
+
+        parsed = load_gguf_checkpoint(str(gguf), return_tensors=False)
+        config = dict(parsed["config"])
+        return cls(parsed, CONFIG_MAPPING[config["model_type"]].from_dict(config))
+
+
+def _empty_model(header: GgufHeader):
+    """The GGUF's architecture with no memory behind its weights (accelerate's meta device)."""
+    import copy
+
+    from accelerate import init_empty_weights
+    from transformers import AutoModelForCausalLM
+
+    config = copy.deepcopy(header.config)
     config.use_cache = True
     with init_empty_weights(include_buffers=False):
         return AutoModelForCausalLM.from_config(config)
 
 
-def trace_graph(gguf: Path, graph: Path) -> None:
+def trace_graph(gguf: Path, graph: Path, header: GgufHeader | None = None) -> None:
     """The reader's ONNX graph, traced by optimum as ``main_export`` does, its weights graph inputs named
     as the model's parameters (each weight a distinct broadcast number, so the exporter's de-duplication
     keeps them apart; no constant folding, so no weight is ever materialised)."""
@@ -48,7 +70,7 @@ def trace_graph(gguf: Path, graph: Path) -> None:
     from optimum.exporters.tasks import TasksManager
     from optimum.exporters.utils import get_decoder_models_for_export
 
-    model = _empty_model(gguf)
+    model = _empty_model(header or GgufHeader.read(gguf))
     for number, (name, weight) in enumerate(list(model.named_parameters()), start=1):
         owner, _, attr = name.rpartition(".")
         stand_in = torch.full((), float(number)).expand(weight.shape)
@@ -66,21 +88,21 @@ def trace_graph(gguf: Path, graph: Path) -> None:
         export_pytorch(model, config, config.DEFAULT_ONNX_OPSET, graph, do_constant_folding=False)
 
 
-def gguf_weights(gguf: Path, model=None) -> Iterator[tuple[str, np.ndarray]]:
+def gguf_weights(gguf: Path, header: GgufHeader | None = None, model=None) -> Iterator[tuple[str, np.ndarray]]:
     """(parameter name, float32 array) for each tensor of the file, de-quantized one at a time with the
-    mapping and tensor processor transformers' own GGUF loader uses (``model``: the file's
-    :func:`_empty_model`, when the caller has it)."""
+    mapping and tensor processor transformers' own GGUF loader uses (``header`` and ``model``: the file's
+    :class:`GgufHeader` and :func:`_empty_model`, when the caller has them)."""
     from gguf import GGUFReader, dequantize
     from transformers.modeling_gguf_pytorch_utils import (
         TENSOR_PROCESSORS,
         TensorProcessor,
         get_gguf_hf_weights_map,
-        load_gguf_checkpoint,
     )
 
-    model = model if model is not None else _empty_model(gguf)
+    header = header or GgufHeader.read(gguf)
+    model = model if model is not None else _empty_model(header)
     mapping = get_gguf_hf_weights_map(model)
-    parsed = load_gguf_checkpoint(str(gguf), return_tensors=False)
+    parsed = header.parsed
     reader = GGUFReader(str(gguf))
     architecture = reader.fields["general.architecture"].contents()  # the processors' key ("gemma3" for gemma3_text)
     processor = TENSOR_PROCESSORS.get(architecture, TensorProcessor)(config=parsed["config"])
@@ -113,7 +135,7 @@ def _quantized(op: str, weight: np.ndarray, name: str, block_size: int) -> tuple
     return _copy(quantized), [_copy(i) for i in done.graph.initializer], {o.domain: o.version for o in done.opset_import}
 
 
-def fill_weights(graph_path: Path, gguf: Path, out: Path, block_size: int = 32) -> None:
+def fill_weights(graph_path: Path, gguf: Path, out: Path, block_size: int = 32, header: GgufHeader | None = None) -> None:
     """Put each GGUF tensor in its graph input's place: a weight read through ``Transpose -> MatMul`` as a
     4-bit MatMulNBits of its transpose, the embedding table read by ``Gather`` as a GatherBlockQuantized,
     any other (norms, biases) as a float initializer. ValueError names a weight the file lacks."""
@@ -121,7 +143,8 @@ def fill_weights(graph_path: Path, gguf: Path, out: Path, block_size: int = 32) 
 
     proto = onnx.load(str(graph_path))
     graph = proto.graph
-    model = _empty_model(gguf)
+    header = header or GgufHeader.read(gguf)
+    model = _empty_model(header)
     weights = {i.name for i in graph.initializer} | {n for n, _ in model.named_parameters()}
     waiting = {i.name for i in graph.input if i.name in weights}
     readers: dict[str, list] = {}
@@ -129,7 +152,7 @@ def fill_weights(graph_path: Path, gguf: Path, out: Path, block_size: int = 32) 
         for name in node.input:
             readers.setdefault(name, []).append(node)
     replaced, dropped, opsets = {}, set(), {}
-    for name, weight in gguf_weights(gguf, model):
+    for name, weight in gguf_weights(gguf, header, model):
         if name not in waiting:
             continue
         waiting.discard(name)
