@@ -36,7 +36,7 @@ def make_session(path: Path, threads: int = 0) -> ort.InferenceSession:
 
 def give_back_freed_heap() -> None:
     """Hand the heap pages freed so far back to the system (glibc's ``malloc_trim``; nothing elsewhere). A
-    session frees its model file's bytes once its tensors are built, and glibc would keep them: 0.75 GB for
+    session frees its model file's bytes once its tensors are built, and glibc would keep them: 0.7 GB for
     the 1.5B reader (docs/benchmarks.md#the-readers-memory)."""
     try:
         trim = ctypes.CDLL(None).malloc_trim
