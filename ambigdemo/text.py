@@ -9,6 +9,10 @@ from collections.abc import Iterable
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[\u201c\u2018]?[A-Z0-9])")
+# A full stop before a capital that ends no sentence: after an initial ("J. K. Rowling", "Arthur C. Clarke"; not I, V
+# or X, which end "World War I." and "Pius X.", nor a compass point after a number, "66° 34' N."), or after a title
+# written before a name ("St. Pancras", "Dr. Watson")
+_NOT_AN_END = re.compile(r"(?:(?<![\d°'′″’]\s)(?<![\w.])[A-HJ-UWYZ]|\b(?:Mr|Mrs|Ms|Dr|Prof|St|Mt|Ft|Gen|Col|Capt|Lt|Sgt|Rev|Fr))\.$")
 _PUNCT = set(string.punctuation)
 
 # Tokens that the PTB tokenizer of pycocoevalcap removes after tokenising (its PUNCTUATIONS list).
@@ -38,9 +42,16 @@ _PTB_TOKEN = re.compile(
 
 def split_sentences(text: str) -> list[str]:
     """The sentences of a passage: a break after ".", "!" or "?" before a capital, a digit or an opening
-    quote or bracket ("St. Pancras" stays whole, "3.5 km" too). The one sentence splitter of the answer
-    path; a paragraph's own sentences are :func:`ambigdemo.stages.summarize.paragraph_sentences`."""
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+    quote or bracket, but not after an initial or a title (:data:`_NOT_AN_END`: "J. K. Rowling" and "St. Pancras"
+    stay whole, "3.5 km" too). The one sentence splitter of the answer path and of the corpus's passages; a
+    paragraph's own sentences are :func:`ambigdemo.stages.summarize.paragraph_sentences`."""
+    pieces, start = [], 0
+    for end in _SENTENCE_END.finditer(text):
+        if not _NOT_AN_END.search(text[max(0, end.start() - 8) : end.start()]):
+            pieces.append(text[start : end.start()])
+            start = end.end()
+    pieces.append(text[start:])
+    return [s.strip() for s in pieces if s.strip()]
 
 def normalize_answer(s: str) -> str:
     """SQuAD/AmbigQA answer normalisation: lowercase, drop punctuation and articles, squeeze spaces."""

@@ -540,6 +540,26 @@ def test_paragraph_sentences_keep_abbreviations_and_trailing_citations():
     assert paragraph_checks(text, [["L.A."], ["1868"]], passages) == {"sentences": 3, "cited": 3, "uncited_answers": 0}
 
 
+@pytest.mark.parametrize("text, sentences", [
+    ("Harry Potter is a series written by British author J. K. Rowling. The novels chronicle a wizard.",
+     ["Harry Potter is a series written by British author J. K. Rowling.", "The novels chronicle a wizard."]),
+    ("It was directed by Stanley Kubrick, who co-wrote it with Arthur C. Clarke. It was released in 1968.",
+     ["It was directed by Stanley Kubrick, who co-wrote it with Arthur C. Clarke.", "It was released in 1968."]),
+    ("The tower at St. Pancras was built in 1868. Dr. Watson lived there.",
+     ["The tower at St. Pancras was built in 1868.", "Dr. Watson lived there."]),
+    ("The empire fell after World War I. Its lands were divided.", ["The empire fell after World War I.", "Its lands were divided."]),
+    ("He succeeded Pope Pius X. He reigned for eight years.", ["He succeeded Pope Pius X.", "He reigned for eight years."]),
+    ("It lies at about 66° 34' N. The circle moves.", ["It lies at about 66° 34' N.", "The circle moves."]),
+    ("It is 3.5 km long. It flows east.", ["It is 3.5 km long.", "It flows east."]),
+])
+def test_a_sentence_ends_at_a_full_stop_before_a_capital_but_not_at_an_initial_or_a_title(text, sentences):
+    """The answer path reads a candidate's evidence from one sentence: "J. K. Rowling" cut into three would leave
+    the sentence that states her without her name (no coverage, no entity kind: p 0.52, "No answer found")."""
+    from ambigdemo.text import split_sentences
+
+    assert split_sentences(text) == sentences
+
+
 def test_a_list_answer_is_named_by_each_of_its_names():
     """A list the reader composes ("the subject, A and B") is stated by a text that names each item, in any
     order or sentence; one item missing is not enough."""
