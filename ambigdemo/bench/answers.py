@@ -33,18 +33,19 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
 
 
-def worker(n: int, use_generator: bool, reader: str = "llm") -> dict:
-    """In a fresh process: load, answer ``n`` questions, report timings and peak RSS."""
+def worker(n: int, use_generator: bool, reader: str = "llm", rss_every: int = 10) -> dict:
+    """In a fresh process: load, answer ``n`` questions, report timings, peak RSS and the RSS after loading
+    (``questions`` 0) and after every ``rss_every`` questions."""
     start = time.perf_counter()
     from ambigdemo.config import Config
     from ambigdemo.pipeline import Pipeline
 
     pipeline = Pipeline.load(Config.from_env(use_generator=use_generator, reader=reader))
     cold = time.perf_counter() - start
-    results, rss_after = [], []
+    results, rss_after = [], [{"questions": 0, "rss_mb": current_rss_mb()}]
     for k, question in enumerate(bench_questions(n), 1):
         results.append(pipeline.ask(question))
-        if k % 10 == 0:
+        if k % rss_every == 0:
             rss_after.append({"questions": k, "rss_mb": current_rss_mb()})
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {
