@@ -38,7 +38,7 @@ def main(folders: list[Path]) -> None:
                 total[1] += sum(r["gold"] for r in rows)
                 total[2] += sum(len(r["also"]) for r in rows)
     for k, (found, gold, also) in totals.items():
-        print(f"{k} kept: {found} of {gold} needed in the readings or \\"also\\", {also} \\"also\\" answers")
+        print(f"{k} kept: {found} of {gold} needed in the readings or 'also', {also} 'also' answers")
 
 
 if __name__ == "__main__":
