@@ -149,6 +149,33 @@ def replayed(reader: LlmReader, record: dict) -> tuple[list[str], list[str]]:
     return [a.text for a in run.found], [a.answer for a in run.also]
 
 
+RETRIEVED = ("ratio", "rank", "support")  # features that count passages retrieved but not read: a record lacks them
+
+
+def current(found: list[dict], nlp, also_titles: bool = True) -> list[dict]:
+    """Recorded questions (:func:`record_reading`) as today's code reads them, with no model call: each scored
+    candidate's own features computed again from its recorded reply, log probabilities and passage (a mended splitter
+    or a new feature needs no new reading; :data:`RETRIEVED` stay as recorded), then related and scored as a replay
+    relates them (:meth:`~ambigdemo.stages.reader.ReaderRun.replay`, ``also_titles`` as the app read them)."""
+    reader = LlmReader(None, verifier=neutral(("score",)), also_titles=also_titles)
+    out = []
+    for record in tqdm(found, desc="relating recorded candidates", unit="q", leave=False):
+        question = Question.of(record["question"])
+        passages = {p["id"]: Passage(**p) for p in record["passages"]}
+        candidates = []
+        for c in record["candidates"]:
+            if c["own"] is not None:
+                own = c["own"]
+                clue = Clue(question, c["text"], passages[c["passage"]], list(passages.values()), own["logp"],
+                            c["likeliest"], int(own["position"]), own["prior"], c["sibling"], c["title"])
+                c = {**c, "own": {**features(clue, nlp), **{k: own[k] for k in RETRIEVED}}}
+            candidates.append(c)
+        record = {**record, "candidates": candidates}
+        run = ReaderRun.replay(reader, record)
+        out.append({**record, "candidates": [{**c, "features": r.features} for c, r in zip(candidates, run.candidates)]})
+    return out
+
+
 def recorded_rows(found: list[dict]) -> tuple[list[dict], list[int]]:
     """The features and labels of every scored candidate of recorded questions (:func:`record_reading`), each
     labelled right when the answer as shown names one of its question's gold readings."""

@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     from ambigdemo.evaluation.datasets import load_ambignq
     from ambigdemo.files import replace_text
     from ambigdemo.pipeline import Pipeline
-    from ambigdemo.building.train_verifier import (add_unreplied, collect, featurize, gold_answers, labelled, left_out,
+    from ambigdemo.building.train_verifier import (add_unreplied, collect, current, featurize, gold_answers, labelled, left_out,
                                                    neutral, out_of_fold, record_reading, recorded_rows, records, sweep)
     from ambigdemo.stages.reader.verifier import FEATURES, SCORED, auc, blended
 
@@ -109,15 +109,15 @@ def run(args: argparse.Namespace) -> int:
                 "relevance": args.relevance, "branch_passages": args.branch_passages, "also_passages": args.also_passages,
                 "also_further": args.also_further, "siblings": args.siblings, "titles": args.titles, "listed": args.listed,
                 "also_titles": args.also_titles, "lexical": args.lexical}
+    nlp = pipeline.reader.nlp
     sets = {}
     if args.sets:
         app = reading_with(pipeline.reader, replace(neutral(names), **settings))  # the reading does not depend on the weights
         for path in args.sets:
             items = [(i["question"], i["answers"]) for i in json.loads(path.read_text(encoding="utf-8"))]
             out = args.out / "sets" / f"{path.stem}.jsonl"
-            sets[path.stem] = records(record_reading(app, pipeline.retriever, items, out, config.top_k, desc=path.stem))
-
-    nlp = pipeline.reader.nlp
+            recorded = records(record_reading(app, pipeline.retriever, items, out, config.top_k, desc=path.stem))
+            sets[path.stem] = current(recorded, nlp, app.also_titles)  # as today's code relates them
     train_found = featurize(records(args.out / "train.jsonl"), pipeline.retriever, nlp, reader=pipeline.reader)
     dev_found = featurize(records(args.out / "dev.jsonl"), pipeline.retriever, nlp, reader=pipeline.reader)
     train_rows, train_labels = labelled(train_found)

@@ -39,13 +39,13 @@ FEATURES = (
     "score", "ratio", "rank", "likeliest", "logp", "support", "type_fit", "untyped",
     "subject", "coverage", "outranked", "other_year", "words", "numeric", "position",
     "prior", "prior_gap", "lift", "support_gap", "clash", "of_other", "rank_asked", "rank_other", "sibling",
-    "title",
+    "title", "coverage_gap",
 )
 # The features the shipped scores use: the rest are computed and measured (docs/experiments/best-first.md) but
 # moved no choice on new questions (AmbigNQ train, out of fold) or on the dev sets
 SCORED = FEATURES[:15] + ("lift", "rank_other", "sibling", "title")
 # Features that compare a candidate with the question's other candidates (:func:`relate`)
-RELATIVE = {"prior_gap": "prior", "support_gap": "support"}
+RELATIVE = {"prior_gap": "prior", "support_gap": "support", "coverage_gap": "coverage"}
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ the shipped ones (``verifier.FEATURES``).
 
 With ``--scores A.json B.json`` it replays the sets under each score file instead (the shipped score before and
 after a refit, on sets it was not fitted on). ``TRAIN.json``: AmbigNQ train's committed candidates with their
-features (featurize.py of docs/results/verifier-1.5b/train.jsonl); ``RECORDS_DIR``: one ``NAME.jsonl`` per set (``record_reading``).
+features (featurize.py of docs/results/verifier-1.5b/train.jsonl); ``RECORDS_DIR``: one ``NAME.jsonl`` per set (``record_reading``),
+each related as today's code relates it (``current``).
 """
 
 import argparse
@@ -21,8 +22,9 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from ambigdemo.building.train_verifier import labelled, recorded_rows, records, replayed
+from ambigdemo.building.train_verifier import current, labelled, recorded_rows, records, replayed
 from ambigdemo.config import VERIFIERS
+from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.evaluation.readings import score_item, summarize
 from ambigdemo.stages.reader import LlmReader
 from ambigdemo.stages.reader.verifier import SCORED, Verifier, fit
@@ -35,6 +37,11 @@ def replay_rows(score: Verifier, found: list[dict]) -> list[dict]:
     """``score_item``'s row for each recorded question as ``score`` decides it."""
     reader = LlmReader(None, verifier=score, also_titles=score.also_titles < 1.0)
     return [score_item({"question": r["question"], "answers": r["gold"]}, *replayed(reader, r)) for r in found]
+
+
+def recorded(path: Path, nlp) -> list[dict]:
+    """The questions recorded in ``path`` as today's code relates them (:func:`current`)."""
+    return current(records(path), nlp)
 
 
 def line(name: str, rows: list[dict]) -> str:
@@ -52,10 +59,11 @@ def main() -> None:
     ap.add_argument("--ambignq", type=float, default=1.0, help="what each AmbigNQ train candidate counts in the fit (0: left out)")
     ap.add_argument("--scores", nargs="+", type=Path, help="instead: replay the sets under each score file given, fitting nothing")
     args = ap.parse_args()
+    nlp = load_spacy()
     if args.scores:
         names = args.sets.split(",") if args.sets else sorted(p.stem for p in args.records.glob("*.jsonl"))
         for name in names:
-            found = records(args.records / f"{name}.jsonl")
+            found = recorded(args.records / f"{name}.jsonl", nlp)
             for path in args.scores:
                 print(line(f"{name} {path}", replay_rows(Verifier.load(path), found)))
         return
@@ -63,7 +71,7 @@ def main() -> None:
     shipped = Verifier.load(VERIFIERS["1.5b"])
     train_rows, train_labels = labelled(json.loads(args.train.read_text(encoding="utf-8"))) if args.ambignq else ([], [])
     names = args.sets.split(",") if args.sets else sorted(p.stem for p in args.records.glob("*.jsonl"))
-    sets = {n: records(args.records / f"{n}.jsonl") for n in names}
+    sets = {n: recorded(args.records / f"{n}.jsonl", nlp) for n in names}
     bars = [tuple(float(v) for v in b.split(":")) for b in args.bars.split(",")]
     print(line("shipped score", [row for found in sets.values() for row in replay_rows(shipped, found)]))
     for extra in args.features:

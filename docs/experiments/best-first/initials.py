@@ -1,15 +1,15 @@
 """Do the score's choices change when a sentence no longer ends at an initial ("J. K. Rowling")?
 
-The features read from the sentences stating a candidate (its coverage, its entity's kind, how the sentence ranks or
-relates it, another year) are computed again for every recorded candidate, once with the splitter the records were
-made with (a break after every full stop before a capital: a check that the recomputation gives back what was
-recorded) and once with today's (``text.split_sentences``: not after an initial or a title); every other feature is
-the recorded one (the passages retrieved but not read, which ``support`` and ``rank`` count, are not in a record).
+Every recorded candidate's features are computed again (``current``: the ones read from the sentences stating it
+change: its coverage, its entity's kind, how the sentence ranks or relates it, another year), once with the splitter the
+records were made with (a break after every full stop before a capital: a check that the recomputation gives back
+what was recorded) and once with today's (``text.split_sentences``: not after an initial or a title); the features that
+count passages retrieved but not read (``support``, ``rank``) are the recorded ones.
 Each set is then replayed under the shipped score (``ReaderRun.replay``: what the app would show, no model call) and
 summed as ``bench --readings`` prints it.
 
     PYTHONPATH=.:docs/experiments/best-first python docs/experiments/best-first/initials.py \\
-        docs/results/verifier-1.5b/checks docs/results/verifier-1.5b/test docs/results/verifier-1.5b/sets
+        docs/results/verifier-1.5b/checks docs/results/verifier-1.5b/sets
 """
 
 import argparse
@@ -18,15 +18,12 @@ from pathlib import Path
 
 import ambigdemo.stages.reader.verify as verify
 import ambigdemo.text as text
-from ambigdemo.building.train_verifier import records
+from ambigdemo.building.train_verifier import current, records
 from ambigdemo.config import VERIFIERS
 from ambigdemo.runtimes.nlp import load_spacy
-from ambigdemo.stages.question import Question
-from ambigdemo.stages.reader.verifier import Clue, Verifier, features
-from ambigdemo.types import Passage
+from ambigdemo.stages.reader.verifier import Verifier
 from in_domain import line, replay_rows
 
-SENTENCE_FEATURES = ("coverage", "type_fit", "untyped", "clash", "of_other", "rank_asked", "rank_other", "other_year")
 TODAY = text.split_sentences
 _RECORDED_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[\u201c\u2018]?[A-Z0-9])")
 
@@ -37,23 +34,12 @@ def recorded_split(passage_text: str) -> list[str]:
 
 
 def refeaturized(found: list[dict], nlp, split) -> list[dict]:
-    """``found`` with each scored candidate's sentence features computed again under ``split``."""
+    """``found`` with each scored candidate's features computed again (``current``) under ``split``."""
     verify.split_sentences = split
-    out = []
-    for record in found:
-        question = Question.of(record["question"])
-        passages = {p["id"]: Passage(**p) for p in record["passages"]}
-        candidates = []
-        for c in record["candidates"]:
-            if c["own"] is not None:
-                own = c["own"]
-                clue = Clue(question, c["text"], passages[c["passage"]], list(passages.values()), own["logp"],
-                            c["likeliest"], int(own["position"]), own["prior"], c["sibling"], c["title"])
-                c = {**c, "own": {**own, **{k: v for k, v in features(clue, nlp).items() if k in SENTENCE_FEATURES}}}
-            candidates.append(c)
-        out.append({**record, "candidates": candidates})
-    verify.split_sentences = TODAY
-    return out
+    try:
+        return current(found, nlp)
+    finally:
+        verify.split_sentences = TODAY
 
 
 def main() -> None:

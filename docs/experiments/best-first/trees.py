@@ -4,7 +4,8 @@ The same leave-one-set-out replay as in_domain.py (``ReaderRun.replay``: what th
 score fitted by ``verifier.blended`` on AmbigNQ train and every recorded set but the one replayed: the logistic fit,
 its p mixed with each ``--shares`` share of the trees' (``verifier.fit_trees``, LightGBM, ``--trees`` settings as
 ``key=value`` pairs); ``--bars`` sweeps the first and further readings' bars. With ``--checks DIR`` it also replays the
-sets recorded in DIR (not fitted on) under the same fit on every set, at each bar.
+sets recorded in DIR (not fitted on) under the same fit on every set, at each bar. ``--features`` adds features to the
+shipped score's, one variant each (``""``: none). Every record is related as today's code relates it (``current``).
 
     PYTHONPATH=.:docs/experiments/best-first python docs/experiments/best-first/trees.py /tmp/train.features.json \\
         docs/results/verifier-1.5b/sets --bars 0.65:0.85,0.65:0.9 --shares 0 0.3 0.5 1 --checks docs/results/verifier-1.5b/checks
@@ -15,11 +16,12 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from ambigdemo.building.train_verifier import labelled, recorded_rows, records
+from ambigdemo.building.train_verifier import labelled, recorded_rows
 from ambigdemo.config import VERIFIERS
+from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.stages.reader.verifier import Verifier, blended
 
-from in_domain import line, replay_rows
+from in_domain import line, recorded, replay_rows
 
 READING = ("also", "passages", "relevance", "branch_passages", "branch_min", "also_passages", "also_further", "siblings",
            "listed", "titles", "also_titles", "lexical")
@@ -37,14 +39,18 @@ def main() -> None:
     ap.add_argument("--shares", nargs="*", type=float, default=[0.0, 1.0], help="the trees' shares of p, one variant each")
     ap.add_argument("--trees", default="", help="the trees' settings, key=value,...")
     ap.add_argument("--checks", type=Path, help="recorded sets replayed under fits on every set")
+    ap.add_argument("--features", nargs="*", default=[""], help="features added to the shipped score's, one variant each")
     args = ap.parse_args()
     shipped = Verifier.load(VERIFIERS["1.5b"])
     train_rows, train_labels = labelled(json.loads(args.train.read_text(encoding="utf-8")))
-    sets = {p.stem: records(p) for p in sorted(args.records.glob("*.jsonl"))}
-    checks = {p.stem: records(p) for p in sorted(args.checks.glob("*.jsonl"))} if args.checks else {}
+    nlp = load_spacy()
+    sets = {p.stem: recorded(p, nlp) for p in sorted(args.records.glob("*.jsonl"))}
+    checks = {p.stem: recorded(p, nlp) for p in sorted(args.checks.glob("*.jsonl"))} if args.checks else {}
     bars = [tuple(float(v) for v in b.split(":")) for b in args.bars.split(",")]
-    fitters = {f"trees {share}": (lambda rows, labels, share=share: blended(rows, labels, share, names=shipped.names, **settings(args.trees)))
-               for share in args.shares}
+    fitters = {f"{'+' + extra if extra else 'shipped'} trees {share}":
+               (lambda rows, labels, share=share, names=shipped.names + tuple(f for f in extra.split(",") if f):
+                blended(rows, labels, share, names=names, **settings(args.trees)))
+               for extra in args.features for share in args.shares}
     for name, fitter in fitters.items():
         fits = {}
         for held in sets:
