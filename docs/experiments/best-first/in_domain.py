@@ -24,8 +24,8 @@ from pathlib import Path
 
 from ambigdemo.building.train_verifier import current, labelled, recorded_rows, records, replayed
 from ambigdemo.config import VERIFIERS
-from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.evaluation.readings import score_item, summarize
+from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.stages.reader import LlmReader
 from ambigdemo.stages.reader.verifier import SCORED, Verifier, fit
 
