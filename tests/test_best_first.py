@@ -116,16 +116,18 @@ def test_the_question_s_word_related_to_another_name_is_evidence_against_it():
 
 def test_relative_features_compare_each_candidate_with_the_question_s_best():
     row = {"rank_asked": 0.0, "rank_other": 0.0}
-    rows = relate([{**row, "prior": -1.0, "support": 0.7}, {**row, "prior": -4.0, "support": 1.1}], ["Perth", "Darwin"])
+    rows = relate([{**row, "prior": -1.0, "support": 0.7, "coverage": 0.5},
+                   {**row, "prior": -4.0, "support": 1.1, "coverage": 1.0}], ["Perth", "Darwin"])
     assert [r["prior_gap"] for r in rows] == [0.0, -3.0]
     assert [round(r["support_gap"], 6) for r in rows] == [-0.4, 0.0]
+    assert [r["coverage_gap"] for r in rows] == [-0.5, 0.0], "the sentence holding less of the question falls short"
 
 
 def test_an_answer_one_passage_ranks_at_another_place_is_ranked_otherwise_wherever_it_is_read():
     """Jakarta's own lead calls it the largest city: asked for the second-largest, its reading from a passage that
     does not rank it counts against it too; an answer some passage ranks as asked keeps each passage's verdict."""
     def row(asked: float, other: float) -> dict[str, float]:
-        return {"rank_asked": asked, "rank_other": other, "prior": 0.0, "support": 0.0}
+        return {"rank_asked": asked, "rank_other": other, "prior": 0.0, "support": 0.0, "coverage": 0.0}
 
     rows = relate([row(0, 1), row(0, 0), row(0, 0)], ["Jakarta", "jakarta", "Surabaya"])
     assert [r["rank_other"] for r in rows] == [1.0, 1.0, 0.0]
