@@ -161,12 +161,13 @@ def current(found: list[dict], nlp, also_titles: bool = True) -> list[dict]:
     out = []
     for record in tqdm(found, desc="relating recorded candidates", unit="q", leave=False):
         question = Question.of(record["question"])
-        passages = {p["id"]: Passage(**p) for p in record["passages"]}
+        read = [Passage(**p) for p in record["passages"]]
+        by_id = {p.id: p for p in read}
         candidates = []
         for c in record["candidates"]:
             if c["own"] is not None:
                 own = c["own"]
-                clue = Clue(question, c["text"], passages[c["passage"]], list(passages.values()), own["logp"],
+                clue = Clue(question, c["text"], by_id[c["passage"]], read, own["logp"],
                             c["likeliest"], int(own["position"]), own["prior"], c["sibling"], c["title"])
                 c = {**c, "own": {**features(clue, nlp), **{k: own[k] for k in RETRIEVED}}}
             candidates.append(c)

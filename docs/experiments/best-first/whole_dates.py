@@ -15,15 +15,15 @@ import re
 from pathlib import Path
 
 import ambigdemo.stages.reader as reader_module
-from ambigdemo.building.train_verifier import current, records
+from ambigdemo.building.train_verifier import replayed
 from ambigdemo.config import VERIFIERS
 from ambigdemo.evaluation.readings import score_item
 from ambigdemo.runtimes.nlp import load_spacy
-from ambigdemo.stages.reader import LlmReader, ReaderRun
+from ambigdemo.stages.reader import LlmReader
 from ambigdemo.stages.reader.select import shown_as
 from ambigdemo.stages.reader.verify import stating
 from ambigdemo.stages.reader.verifier import Verifier
-from in_domain import line
+from in_domain import line, recorded
 
 RECORDS = Path("docs/results/verifier-1.5b")
 TODAY = shown_as
@@ -42,19 +42,16 @@ def whole_date(question, answer, passage, nlp):
 
 
 def rows(score: Verifier, found: list[dict], nlp) -> list[dict]:
+    """``score_item``'s row for each recorded question, its shown forms computed again (``nlp`` for ``shown_as``)."""
     reader = LlmReader(None, verifier=score, also_titles=score.also_titles < 1.0, nlp=nlp)
-    out = []
-    for r in found:
-        run = ReaderRun.replay(reader, {**r, "candidates": [{**c, "shown": None} for c in r["candidates"]]})
-        out.append(score_item({"question": r["question"], "answers": r["gold"]}, [a.text for a in run.found],
-                              [a.answer for a in run.also]))
-    return out
+    unshown = ({**r, "candidates": [{**c, "shown": None} for c in r["candidates"]]} for r in found)
+    return [score_item({"question": r["question"], "answers": r["gold"]}, *replayed(reader, r)) for r in unshown]
 
 
 def main() -> None:
     score, nlp = Verifier.load(VERIFIERS["1.5b"]), load_spacy()
     for folder in ("checks", "sets", "test"):
-        found = [r for p in sorted((RECORDS / folder).glob("*.jsonl")) for r in current(records(p), nlp)]
+        found = [r for p in sorted((RECORDS / folder).glob("*.jsonl")) for r in recorded(p, nlp)]
         reader_module.shown_as = TODAY
         print(line(f"{folder}, shown as today", rows(score, found, nlp)), flush=True)
         reader_module.shown_as = whole_date
