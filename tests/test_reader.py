@@ -273,6 +273,27 @@ def test_an_answer_listed_with_others_of_its_kind_is_shown_with_them(pipeline, a
 
 
 @pytest.mark.parametrize(
+    "question, answer, text, shown",
+    [
+        ("When did the Philippine–American War begin?", "February 4", "The war broke out on February 4, 1899, in Manila.",
+         "February 4, 1899"),
+        ("When was the first Olympic marathon run?", "10 April", "It was first run on 10 April 1896 in Athens.",
+         "10 April 1896"),  # a superlative question too: its one answer, whole
+        ("When did the war begin?", "1899", "The war broke out on February 4, 1899, in Manila.", "1899"),  # has its year
+        ("When did the war begin?", "February", "The war broke out in February 1899 and ended in 1902.",
+         "February 1899"),
+        ("When is the holiday?", "4 July", "The holiday falls on 4 July each year.", "4 July"),  # no year stated
+        ("When did the war begin?", "February 4", "On February 4, 1899 and 1900 it rained.", "February 4"),  # not one date
+    ],
+)
+def test_a_date_cut_before_its_year_is_shown_with_it(pipeline, question, answer, text, shown):
+    """A when-answer without its year is wrong where its passage states the year: it is shown whole."""
+    from ambigdemo.stages.reader.select import shown_as
+
+    assert shown_as(Question.of(question), answer, Passage("x", "x", text), pipeline.heuristic.nlp) == shown
+
+
+@pytest.mark.parametrize(
     "answer, text, others",
     [
         ("Italy", "Switzerland is bordered by Italy to the south, France to the west, Germany to the north, and "

@@ -24,13 +24,20 @@ RELATIVE = re.compile(rf"({NAME}),\s+who\b")
 KINDRED = {"LANGUAGE": "NORP"}  # spaCy tags a language NORP or LANGUAGE by context ("Arabic and French")
 MEASURES = frozenset({"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT"})  # the kinds a range joins
 JOINT_POS = frozenset({"PUNCT", "CCONJ", "DET", "NOUN", "ADJ", "ADP", "ADV", "PROPN"})  # the words a list's joint may hold
+YEAR_AFTER = re.compile(r",?\s+\d{3,4}")  # what follows a date's day and month: its year
 RANGE_GAP = re.compile(r"\s*(?:[\u2013\u2014-]|\b(?:to|until|till|through)\b(?:\s+[a-z]+){0,4})\s*")
 
 
 def shown_as(question: Question, answer: str, passage: Passage, nlp) -> str:
     """The answer as shown: "Neil Armstrong", as his article names him, for "Neil Alden Armstrong" (not for a list
     that names the subject: "Rawalpindi and Islamabad" stays whole in Rawalpindi's article), in the passage's spelling,
-    with the names listed beside it (:func:`listed_with`) unless the question asks for one ("the largest")."""
+    with the names listed beside it (:func:`listed_with`) unless the question asks for one ("the largest"); a date
+    cut before its year with its year (:func:`with_year`) when nothing else changed it."""
+    shown = _named(question, answer, passage, nlp)
+    return with_year(shown, passage, nlp) if shown == answer else shown
+
+
+def _named(question: Question, answer: str, passage: Passage, nlp) -> str:
     title = bare_title(passage.title)
     if len(list_items(answer)) == 1 and is_name_of(title, answer) and normalize_answer(title) != normalize_answer(answer):
         answer = title
@@ -41,6 +48,19 @@ def shown_as(question: Question, answer: str, passage: Passage, nlp) -> str:
     if not question.asks_person:
         return listed
     return with_subject(named_with(answer, passage) if listed == answer else listed, passage, question)
+
+
+def with_year(answer: str, passage: Passage, nlp) -> str:
+    """A date cut before its year ("February 4") as its passage writes it whole ("February 4, 1899"): the date
+    entity of a sentence stating the answer that opens with it and goes on with a year only; else the answer."""
+    if (nlp is None or re.search(r"\d{3}", answer)
+            or not re.search(re.escape(answer) + YEAR_AFTER.pattern + r"\b", passage.text)):
+        return answer
+    for _, _, ents, _ in _answer_entities(answer, passage, nlp):
+        for e in ents:
+            if e.label_ == "DATE" and e.text.startswith(answer) and YEAR_AFTER.fullmatch(e.text[len(answer):]):
+                return e.text
+    return answer
 
 
 def surface(answer: str, passage: Passage) -> str:
