@@ -12,7 +12,7 @@ the shipped ones (``verifier.FEATURES``).
         --features "" "of_other,clash"
 
 With ``--scores A.json B.json`` it replays the sets under each score file instead (the shipped score before and
-after a refit, on sets it was not fitted on). ``TRAIN.json``: AmbigNQ train's committed candidates with their
+after a refit, on sets it was not fitted on); ``--wrong`` lists each question with a wrong reading or a missed answer. ``TRAIN.json``: AmbigNQ train's committed candidates with their
 features (featurize.py of docs/results/verifier-1.5b/train.jsonl); ``RECORDS_DIR``: one ``NAME.jsonl`` per set (``record_reading``),
 each related as today's code relates it (``current``).
 """
@@ -58,6 +58,7 @@ def main() -> None:
     ap.add_argument("--sets", help="the recorded sets fitted on and left out in turn (default: every file)")
     ap.add_argument("--ambignq", type=float, default=1.0, help="what each AmbigNQ train candidate counts in the fit (0: left out)")
     ap.add_argument("--scores", nargs="+", type=Path, help="instead: replay the sets under each score file given, fitting nothing")
+    ap.add_argument("--wrong", action="store_true", help="with --scores: also each question with a wrong reading or a needed answer missed")
     args = ap.parse_args()
     nlp = load_spacy()
     if args.scores:
@@ -65,7 +66,12 @@ def main() -> None:
         for name in names:
             found = recorded(args.records / f"{name}.jsonl", nlp)
             for path in args.scores:
-                print(line(f"{name} {path}", replay_rows(Verifier.load(path), found)))
+                rows = replay_rows(Verifier.load(path), found)
+                print(line(f"{name} {path}", rows))
+                for row in rows if args.wrong else []:
+                    if row["wrong"] or row["found"] < row["gold"]:
+                        print(f"    {row['question']} | readings {row['answers']} | also {row['also']} | wrong {row['wrong']}"
+                              f" | needed {row['found']} / {row['gold']} ({row['found_with_also']} with also)")
         return
 
     shipped = Verifier.load(VERIFIERS["1.5b"])

@@ -1,7 +1,7 @@
 """The nineteenth pass's date shown whole, measured on the records: would the readings be as right without it?
 
 A date the model replies without its year ("February 4") is shown as its passage writes it whole ("February 4, 1899",
-``select.with_year``). Every recorded set (``checks/``, ``sets/``, and ``test/``) is replayed under the shipped score
+``select.with_year``). Every recorded set (``checks/`` and ``sets/`` together, and each set of ``test/``) is replayed under the shipped score
 (``ReaderRun.replay``, no model call) with each candidate's shown form computed again, once without ``with_year`` (the
 eighteenth pass) and once with it (today). The score's features are not the shown form's, so only the shown answers
 (and what they count as) can move.
@@ -33,12 +33,14 @@ def rows(score: Verifier, found: list[dict], nlp) -> list[dict]:
 
 def main() -> None:
     score, nlp = Verifier.load(VERIFIERS["1.5b"]), load_spacy()
-    for folder in ("checks", "sets", "test"):
-        found = [r for p in sorted((RECORDS / folder).glob("*.jsonl")) for r in recorded(p, nlp)]
+    groups = [(folder, sorted((RECORDS / folder).glob("*.jsonl"))) for folder in ("checks", "sets")]
+    groups += [(p.stem, [p]) for p in sorted((RECORDS / "test").glob("*.jsonl"))]
+    for name, paths in groups:
+        found = [r for p in paths for r in recorded(p, nlp)]
         select.with_year = lambda answer, passage, nlp: answer
-        print(line(f"{folder}, without with_year", rows(score, found, nlp)), flush=True)
+        print(line(f"{name}, without with_year", rows(score, found, nlp)), flush=True)
         select.with_year = TODAY
-        print(line(f"{folder}, a date shown whole", rows(score, found, nlp)), flush=True)
+        print(line(f"{name}, a date shown whole", rows(score, found, nlp)), flush=True)
 
 
 if __name__ == "__main__":
