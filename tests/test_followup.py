@@ -9,7 +9,7 @@ import pytest
 
 from ambigdemo.evaluation import followups
 from ambigdemo.evaluation.metrics import answer_shown
-from ambigdemo.stages.followup import FollowUps, check_standalone, needs_context, rule_rewrite, topic
+from ambigdemo.stages.followup import FollowUps, bound, check_standalone, needs_context, rule_rewrite, topic
 from ambigdemo.types import Turn
 from tests.test_cli_ask import ROOT, ask
 
@@ -148,11 +148,18 @@ def test_a_first_question_whose_pronoun_refers_to_nothing_gets_a_note():
     ("Who wrote it?", True),  # an object pronoun: answered as typed, with the note
     ("Who played him in Gandhi?", True),
     ("Who wrote Hamlet?", True),
+    ("Which city is its capital?", False),  # after a copula the possessive is the subject's: it refers back
+    ("Which of its moons is the largest?", False),
+    ("Which planet is known for its Great Red Spot?", True),  # bound by the question's own "which planet"
+    ("Which band released their first album in 1963?", True),
+    ("Who founded his own political party?", True),
 ])
 def test_a_first_question_whose_subject_is_only_a_pronoun_is_not_answered(asked, answerable):
+    """A newcomer's "Which planet is known for its Great Red Spot?" was refused ("“its” refers to nothing earlier"):
+    a possessive the question's own wh-subject binds refers to no one said before, and needs no note."""
     lonely = FollowUps().standalone(asked, [])
     assert lonely.answerable is answerable
-    assert bool(lonely.note) is (asked != "Who wrote Hamlet?")
+    assert bool(lonely.note) is (asked != "Who wrote Hamlet?" and not (answerable and bound(asked)))
     if not answerable:
         assert "there is no one to answer about" in lonely.note and "naming who or what you mean" in lonely.note
     assert FollowUps().standalone(asked, [Turn("Who wrote Hamlet?", ["William Shakespeare"])]).answerable

@@ -41,6 +41,15 @@ PRONOUNS = frozenset("he she him his her hers they them their theirs it its".spl
 # subject is only such a pronoun asks about nobody in particular.
 SUBJECT_PRONOUNS = frozenset("he she they his her its their".split())
 IT_SUBJECT = re.compile(r"^\W*it\b|\b(?:is|was|are|were|do|does|did|has|have|had|can|could|will|would)\s+it\b", re.I)
+# A possessive the question's own wh-subject binds ("Which planet is known for its Great Red Spot?", "Who founded his
+# own party?"): "which"/"what" with its noun, or "who" before a main verb, then the possessive later in the clause,
+# not as the subject after a copula or auxiliary ("Which city is its capital?", "Who was his father?": those refer back)
+BOUND = re.compile(
+    r"^\W*(?:(?:which|what)\s+(?!(?:of|is|are|was|were|do|does|did|can|could|will|would)\b)[\w'-]+|who\s+"
+    r"(?!(?:is|are|was|were|do|does|did|can|could|will|would)\b)\w+)\b(?:\s+[\w'-]+)*?"
+    r"\s+(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bdo )(?<!\bdoes )(?<!\bdid )(his|her|its|their)\b",
+    re.I,
+)
 LEAD_INS = re.compile(r"^\s*(and|so|but|also|what about|how about|and what about|what of)\b[\s,]*", re.I)
 MIN_CONTENT = 3  # a follow-up with fewer content words leaves something out ("How many people died?")
 MAX_QUESTION_WORDS = 40
@@ -62,8 +71,9 @@ class Standalone:
 def unreferred(asked: str) -> Standalone:
     """A first question as asked, with a note where a pronoun can only mean something said before. A
     pronoun that is the question's subject ("When did he die?" with no conversation) leaves nobody
-    to answer about: not answerable. Any other ("Who wrote it?") is answered as typed."""
-    words = re.findall(r"\w+", asked)
+    to answer about: not answerable. Any other ("Who wrote it?") is answered as typed; a possessive the
+    question's own wh-subject binds ("Which planet is known for its Great Red Spot?") needs no note."""
+    words = [w for w in re.findall(r"\w+", asked) if w.lower() not in bound(asked)]
     subject = next((w for w in words if w.lower() in SUBJECT_PRONOUNS), "")
     if not subject and IT_SUBJECT.search(asked):
         subject = next(w for w in words if w.lower() == "it")
@@ -77,6 +87,15 @@ def unreferred(asked: str) -> Standalone:
     return Standalone(asked, asked, "as asked", note=(
         f"“{word}” refers to nothing earlier in this conversation, so the question was answered as typed: "
         "name who or what you mean for a better answer."))
+
+
+def bound(asked: str) -> set[str]:
+    """The possessives (lowercase) that the question's own wh-subject binds (:data:`BOUND`): in a first question they
+    refer to no one said before. (In a conversation they may: "Which river flows through its capital?" after a
+    country, so a follow-up is rewritten as before.)"""
+    m = BOUND.match(asked)
+    first = re.search(r"\b(?:his|her|its|their)\b", asked, re.I)
+    return {m.group(1).lower()} if m and first and m.start(1) == first.start() else set()
 
 
 def needs_context(asked: str) -> bool:
