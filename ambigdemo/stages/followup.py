@@ -44,10 +44,11 @@ IT_SUBJECT = re.compile(r"^\W*it\b|\b(?:is|was|are|were|do|does|did|has|have|had
 # A possessive the question's own wh-subject binds ("Which planet is known for its Great Red Spot?", "Who founded his
 # own party?"): "which"/"what" with its noun, or "who" before a main verb, then the possessive later in the clause,
 # not as the subject after a copula or auxiliary ("Which city is its capital?", "Who was his father?": those refer back)
+_COPULAS = ("is", "are", "was", "were", "do", "does", "did")
+_OPENING_VERBS = "|".join(_COPULAS + ("can", "could", "will", "would"))
 BOUND = re.compile(
-    r"^\W*(?:(?:which|what)\s+(?!(?:of|is|are|was|were|do|does|did|can|could|will|would)\b)[\w'-]+|who\s+"
-    r"(?!(?:is|are|was|were|do|does|did|can|could|will|would)\b)\w+)\b(?:\s+[\w'-]+)*?"
-    r"\s+(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bdo )(?<!\bdoes )(?<!\bdid )(his|her|its|their)\b",
+    rf"^\W*(?:(?:which|what)\s+(?!(?:of|{_OPENING_VERBS})\b)[\w'-]+|who\s+(?!(?:{_OPENING_VERBS})\b)\w+)\b"
+    r"(?:\s+[\w'-]+)*?\s+" + "".join(rf"(?<!\b{w} )" for w in _COPULAS) + r"(his|her|its|their)\b",
     re.I,
 )
 LEAD_INS = re.compile(r"^\s*(and|so|but|also|what about|how about|and what about|what of)\b[\s,]*", re.I)
@@ -73,7 +74,8 @@ def unreferred(asked: str) -> Standalone:
     pronoun that is the question's subject ("When did he die?" with no conversation) leaves nobody
     to answer about: not answerable. Any other ("Who wrote it?") is answered as typed; a possessive the
     question's own wh-subject binds ("Which planet is known for its Great Red Spot?") needs no note."""
-    words = [w for w in re.findall(r"\w+", asked) if w.lower() not in bound(asked)]
+    own = bound(asked)
+    words = [w for w in re.findall(r"\w+", asked) if w.lower() not in own]
     subject = next((w for w in words if w.lower() in SUBJECT_PRONOUNS), "")
     if not subject and IT_SUBJECT.search(asked):
         subject = next(w for w in words if w.lower() == "it")
