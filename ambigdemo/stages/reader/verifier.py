@@ -29,23 +29,23 @@ from pathlib import Path
 import numpy as np
 
 from ambigdemo.stages.answers import bare_title, is_name_of, same_answer
-from ambigdemo.stages.question import Question, content_words
+from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.verify import (coverage, occurs_in, of_another, other_year, outranked, rank_as_asked,
                                             ranks_otherwise, stating)
-from ambigdemo.text import mentions, normalize_answer, split_sentences
+from ambigdemo.text import mentions, normalize_answer
 from ambigdemo.types import Passage
 
 FEATURES = (
     "score", "ratio", "rank", "likeliest", "logp", "support", "type_fit", "untyped",
     "subject", "coverage", "outranked", "other_year", "words", "numeric", "position",
     "prior", "prior_gap", "lift", "support_gap", "clash", "of_other", "rank_asked", "rank_other", "sibling",
-    "title", "coverage_gap", "echo", "lead", "about", "logp_gap", "distinct",
+    "title", "coverage_gap",
 )
 # The features the shipped scores use: the rest are computed and measured (docs/experiments/best-first.md) but
 # moved no choice on new questions (AmbigNQ train, out of fold) or on the dev sets
 SCORED = FEATURES[:15] + ("lift", "rank_other", "sibling", "title")
 # Features that compare a candidate with the question's other candidates (:func:`relate`)
-RELATIVE = {"prior_gap": "prior", "support_gap": "support", "coverage_gap": "coverage", "logp_gap": "logp"}
+RELATIVE = {"prior_gap": "prior", "support_gap": "support", "coverage_gap": "coverage"}
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,6 @@ def features(clue: Clue, nlp) -> dict[str, float]:
     rank = next((i for i, p in enumerate(clue.passages) if p.id == passage.id), len(clue.passages))
     label = entity_label(text, passage, nlp)
     ranked = rank_as_asked(q, text, passage)
-    sentences = split_sentences(passage.text)
     return {
         "score": passage.score,
         "ratio": passage.score / best,
@@ -120,17 +119,7 @@ def features(clue: Clue, nlp) -> dict[str, float]:
         "rank_other": float(ranked == -1),
         "sibling": float(clue.sibling),
         "title": float(clue.title),
-        "echo": echo(q, text),
-        "lead": float(bool(sentences) and mentions(sentences[0], text)),
-        "about": float(mentions(q.text, bare_title(passage.title))),
     }
-
-
-def echo(question: Question, text: str) -> float:
-    """The share of the answer's content words that the question holds: "Tughril I" half repeats "Who succeeded
-    Tughril?" (an answer that wholly repeats it is rejected before scoring)."""
-    words = content_words(text)
-    return len(words & question.words) / len(words) if words else 0.0
 
 
 def relate(rows: list[dict[str, float]], texts: list[str]) -> list[dict[str, float]]:
@@ -148,13 +137,6 @@ def relate(rows: list[dict[str, float]], texts: list[str]) -> list[dict[str, flo
         best = max((r[name] for r in rows), default=0.0)
         for r in rows:
             r[gap] = r[name] - best
-    answers: list[str] = []
-    for k in keys:
-        if k and not any(same_answer(k, a) for a in answers):
-            answers.append(k)
-    distinct = math.log1p(len(answers))
-    for r in rows:
-        r["distinct"] = distinct
     return rows
 
 
