@@ -329,6 +329,43 @@ def test_the_other_names_of_a_list_are_found_beside_the_answer(pipeline, answer,
     assert siblings(answer, Passage("x", "x", text), pipeline.heuristic.nlp) == others
 
 
+@pytest.mark.parametrize(
+    "answer, text, others",
+    [
+        ("kidneys", "In humans and placental mammals, it consists of the kidneys, ureters, bladder, and the urethra.",
+         ["ureters", "bladder", "urethra"]),  # common nouns: no entity tags them
+        ("German turnip", "Kohlrabi, also called German turnip or turnip cabbage, is a biennial vegetable.",
+         ["turnip cabbage"]),
+        ("squat", "Powerlifting consists of three attempts at maximal weight on three lifts: squat, bench press, and "
+         "deadlift.", ["bench press", "deadlift"]),
+        ("Portugal", "Portuguese is an official language of Portugal, Brazil, Angola, Mozambique, Cape Verde, "
+         "Guinea-Bissau and São Tomé and Príncipe.",
+         ["Brazil", "Angola", "Mozambique", "Cape Verde", "Guinea-Bissau", "São Tomé", "Príncipe"]),  # a hyphen's words
+        ("Hahn", "In 1938, Hahn, Meitner and Fritz Strassmann discovered nuclear fission.", ["Meitner", "Fritz Strassmann"]),
+        ("Paris", "He was born in Paris and died in London.", []),  # a verb's coordination, not a list of places
+        ("1494", "The Italian Wars were fought from 1494 to 1559 and in 1600.", []),  # measures are not listed
+    ],
+)
+def test_the_items_a_sentence_coordinates_with_the_answer_are_its_list_s_other_names(pipeline, answer, text, others):
+    """Where spaCy's entity tags miss a list (common nouns, a country tagged PERSON), its dependency parse still
+    coordinates the items (:func:`select.coordinated`); a proper name's items are proper names."""
+    from ambigdemo.stages.reader.select import coordinated
+
+    assert coordinated(answer, Passage("x", "x", text), pipeline.heuristic.nlp) == others
+
+
+def test_a_list_s_other_names_are_read_from_the_parse_where_the_entity_tags_miss_them(pipeline):
+    """``other_names`` reads the entity runs first, then the parse's items, each name once."""
+    from ambigdemo.stages.reader.select import other_names
+
+    passage = Passage("Urinary system#0", "Urinary system", "The urinary system consists of the kidneys, ureters, "
+                      "bladder, and the urethra.")
+    question = Question.of("Which organs make up the urinary system?")
+    assert other_names(question, "kidneys", passage, pipeline.heuristic.nlp) == ["ureters", "bladder", "urethra"]
+    assert other_names(Question.of("What is the largest organ of the urinary system?"), "kidneys", passage,
+                       pipeline.heuristic.nlp) == []
+
+
 def test_no_other_names_are_read_for_a_superlative_or_an_ungrounded_answer(pipeline):
     from ambigdemo.stages.reader.select import other_names
 

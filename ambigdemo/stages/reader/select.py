@@ -128,12 +128,108 @@ def siblings(answer: str, passage: Passage, nlp) -> list[str]:
 
 
 def other_names(question: Question, answer: str, passage: Passage, nlp) -> list[str]:
-    """The other names of the list a reply's ``answer`` is named in (:func:`siblings`) that its passage grounds:
-    none when the question ranks ("the largest", "the fourth", "the first": it asks for one), or when the passage
-    does not ground the answer."""
+    """The other names of the list a reply's ``answer`` is named in (:func:`siblings`, then :func:`coordinated`) that
+    its passage grounds: none when the question ranks ("the largest", "the fourth", "the first": it asks for one), or
+    when the passage does not ground the answer."""
     if ranks(question.text) or rejection(question, answer, passage) is not None:
         return []
-    return [name for name in siblings(answer, passage, nlp) if rejection(question, name, passage) is None]
+    names: list[str] = []
+    for name in siblings(answer, passage, nlp) + coordinated(answer, passage, nlp):
+        key = normalize_answer(name)
+        if not any(same_answer(key, normalize_answer(n)) for n in names) and rejection(question, name, passage) is None:
+            names.append(name)
+    return names
+
+
+def coordinated(answer: str, passage: Passage, nlp) -> list[str]:
+    """The other items of a list that coordinates ``answer`` with them, as the dependency parse of a sentence stating
+    it reads the list, whatever their entity tags: "ureters", "bladder" and "urethra" for "kidneys" in "it consists
+    of the kidneys, ureters, bladder, and the urethra"; "turnip cabbage" for "German turnip"; "Denmark" for "England"
+    in "King of England from 1016, King of Denmark from 1018" (the item in the same place of each coordinated phrase,
+    at most two steps down a preposition or a compound). A proper name's items are proper names, a common noun's
+    common nouns; measures and items of a verb's coordination ("born in Paris and died in London") are none. Without
+    ``nlp`` or its parser, none."""
+    if nlp is None or "parser" not in nlp.component_names or re.search(r"\d", answer):
+        return []
+    parse = nlp.get_pipe("parser")
+    out: list[str] = []
+    for sentence in stating(answer, passage)[:2]:
+        at = re.search(rf"(?<!\w){re.escape(answer)}(?!\w)", sentence)
+        doc = parse(nlp(sentence)) if at else None
+        span = doc.char_span(at.start(), at.end(), alignment_mode="expand") if doc is not None else None
+        if span is None:
+            continue
+        proper = any(t.pos_ == "PROPN" for t in span)
+        node, path = _coordinating(span)
+        for other in (node.conjuncts if node is not None else ()):
+            end = _follow(other, path)
+            item = _item(end, proper) if end is not None and end.i not in range(span.start, span.end) else ""
+            if item and not re.search(r"\d", item) and not mentions(item, answer) and not mentions(answer, item):
+                out.append(item)
+    return list(dict.fromkeys(out))
+
+
+COORDINATED_PATH = frozenset({"pobj", "prep", "compound", "poss", "nmod", "appos"})  # the steps up to a coordinated phrase
+
+
+def _coordinating(span):
+    """The token whose conjuncts coordinate ``span``'s phrase (its root, or a noun at most two steps up), and the steps
+    (dependency label, preposition) back down to the span's root; (None, []) when none."""
+    node, path = span.root, []
+    for _ in range(3):
+        if any(not (span.start <= c.i < span.end) for c in node.conjuncts):
+            return (node, path) if node.pos_ in ("NOUN", "PROPN") or not path else (None, [])
+        if node.dep_ not in COORDINATED_PATH or node.head.i == node.i or node.head.pos_ in ("VERB", "AUX"):
+            return None, []
+        path.append((node.dep_, node.lower_ if node.dep_ == "prep" else None))
+        node = node.head
+    return None, []
+
+
+def _follow(token, path):
+    """The token reached from ``token`` down ``path`` (:func:`_coordinating`), or None."""
+    for dep, word in reversed(path):
+        token = next((c for c in token.children if c.dep_ == dep and (word is None or c.lower_ == word)), None)
+        if token is None:
+            return None
+    return token
+
+
+def _glued(token) -> bool:
+    """Whether ``token`` and the next one are written as one word ("Guinea", "-", "Bissau")."""
+    if token.i + 1 >= len(token.doc) or token.whitespace_:
+        return False
+    joins = token.text in ("-", "\u2013") or not token.is_punct
+    return joins and token.nbor().text not in (",", ";", ":", ".", "(", ")", "[", "]", '"', "'s", "\u2019s")
+
+
+ITEM_DEPS = frozenset({"compound", "amod", "flat", "nmod", "poss", "case"})  # the words a list item's noun keeps
+
+
+def _item(token, proper: bool) -> str:
+    """A list item as the text of its noun ``token`` and the words that name it with it: for a proper name, the run of
+    proper nouns around it (none when its noun is not one); for a common noun, its modifiers too (none when it is a
+    proper name)."""
+    doc = token.doc
+    if proper:
+        if token.pos_ != "PROPN":
+            return ""
+        lo = hi = token.i
+        while lo > 0 and doc[lo - 1].pos_ == "PROPN" and doc[lo - 1].head.i in range(lo - 1, token.i + 1):
+            lo -= 1
+        while hi + 1 < len(doc) and doc[hi + 1].pos_ == "PROPN" and doc[hi + 1].head.i == token.i:
+            hi += 1
+        while lo > 0 and _glued(doc[lo - 1]):  # "Guinea-Bissau": the words a hyphen joins
+            lo -= 1
+        while hi + 1 < len(doc) and _glued(doc[hi]):
+            hi += 1
+        return doc[lo : hi + 1].text
+    if token.pos_ != "NOUN":
+        return ""
+    kept = [token.i] + [t.i for c in token.children if c.dep_ in ITEM_DEPS and c.i < token.i for t in c.subtree]
+    lo, hi = min(kept), max(kept)
+    words = doc[lo : hi + 1]
+    return "" if any(t.pos_ in ("PROPN", "PRON", "NUM") for t in words) else words.text
 
 
 def subject_named(question: Question, passage: Passage, said: list[str]) -> str | None:

@@ -3,7 +3,8 @@
 The same leave-one-set-out replay as in_domain.py (``ReaderRun.replay``: what the app would show, no model call), the
 score fitted by ``verifier.blended`` on AmbigNQ train and every recorded set but the one replayed: the logistic fit,
 its p mixed with each ``--shares`` share of the trees' (``verifier.fit_trees``, LightGBM, ``--trees`` settings as
-``key=value`` pairs); ``--bars`` sweeps the first and further readings' bars. With ``--checks DIR`` it also replays the
+``key=value`` pairs); ``--bars`` sweeps the first and further readings' bars (``first:further``, or
+``first:further:listed`` with the bar of a name listed with a reading). With ``--checks DIR`` it also replays the
 sets recorded in DIR (not fitted on) under the same fit on every set, at each bar. ``--features`` adds features to the
 shipped score's, one variant each (``""``: none). Every record is related as today's code relates it (``current``).
 
@@ -46,7 +47,7 @@ def main() -> None:
     nlp = load_spacy()
     sets = {p.stem: recorded(p, nlp) for p in sorted(args.records.glob("*.jsonl"))}
     checks = {p.stem: recorded(p, nlp) for p in sorted(args.checks.glob("*.jsonl"))} if args.checks else {}
-    bars = [tuple(float(v) for v in b.split(":")) for b in args.bars.split(",")]
+    bars = [tuple(float(v) for v in b.split(":")) + (shipped.listed,) for b in args.bars.split(",")]
     fitters = {f"{'+' + extra if extra else 'shipped'} trees {share}":
                (lambda rows, labels, share=share, names=shipped.names + tuple(f for f in extra.split(",") if f):
                 blended(rows, labels, share, names=names, **settings(args.trees)))
@@ -58,12 +59,12 @@ def main() -> None:
             fits[held] = fitter(train_rows + rows, train_labels + labels)
         all_rows, all_labels = recorded_rows([r for f in sets.values() for r in f])
         every = fitter(train_rows + all_rows, train_labels + all_labels) if checks else None
-        for first, further in bars:
-            bar = {**{k: getattr(shipped, k) for k in READING}, "threshold": first, "more": further}
+        for first, further, listed, *_ in bars:
+            bar = {**{k: getattr(shipped, k) for k in READING}, "threshold": first, "more": further, "listed": listed}
             out = [row for held, found in sets.items() for row in replay_rows(replace(fits[held], **bar), found)]
-            print(line(f"{name} {first}:{further} left out", out), flush=True)
+            print(line(f"{name} {first}:{further}:{listed} left out", out), flush=True)
             for check, found in checks.items():
-                print(line(f"{name} {first}:{further} {check}", replay_rows(replace(every, **bar), found)), flush=True)
+                print(line(f"{name} {first}:{further}:{listed} {check}", replay_rows(replace(every, **bar), found)), flush=True)
 
 
 if __name__ == "__main__":
