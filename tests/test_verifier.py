@@ -194,6 +194,23 @@ def test_training_data_is_collected_one_question_at_a_time_and_resumes(pipeline,
     assert swept[0]["needed"] == 2 and swept[1]["needed"] == 0 and swept[1]["wrong"] == 0
 
 
+def test_the_app_shows_the_readers_last_decision_when_a_later_passage_leaves_no_reading(pipeline, reader_15b):
+    """A reading chosen after the first passage can fall under the bar once a later passage's candidates are compared
+    with it: the app shows that last decision (no reading, the answer under "also"), not the first one."""
+    from ambigdemo.pipeline import NO_ANSWER, Pipeline
+
+    app = Pipeline.load(replace(pipeline.config, reader_model="1.5b", verifier="on", use_generator=False), share=pipeline)
+    question = "Where did the story of the sound of music take place?"
+    run = app.reader.read(Question.of(question), app.retriever.search(question, app.config.top_k))
+    steps = [[(a.text, a.p) for a in found] for found in run.found_so_far()]
+    (first, p_first), p_last = steps[0][0], next(c.p for c in run.candidates if c.text == steps[0][0][0])
+    assert normalize_answer(first) == "salzburg" and p_first - p_last > 0.04, (steps, run.candidates)
+    bar = (p_first + p_last) / 2  # the first passage alone puts it over; compared with the second's, under
+    result = app.with_options(verifier_threshold=bar).ask(question)
+    assert result.interpretations == [] and result.message == NO_ANSWER
+    assert "salzburg" in [normalize_answer(a.answer) for a in result.also]
+
+
 def test_a_recorded_reading_replays_to_what_the_app_showed_and_decides_again_under_another_score(verified):
     """A run's record (JSON) decided again by the same score shows the same readings and "also" answers, with the same
     p, and no model call: under a score that lets nothing be a reading, the readings move under "also"."""
