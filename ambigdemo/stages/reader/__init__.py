@@ -113,11 +113,11 @@ class ReaderRun:
     def found_so_far(self) -> Iterator[list[Answer]]:
         """The verified answers found so far, after each answer :meth:`answers` yields, and once more at the end
         when the last decision changed them (a later passage can leave no candidate at a reading's bar)."""
-        shown: list[Answer] | None = None
+        shown: list[Answer] = []
         for _ in self.answers():
             shown = list(self.found)
             yield shown
-        if shown is not None and self.found != shown:
+        if self.found != shown:
             yield list(self.found)
 
     def read_for_also(self) -> Iterator[list[Also]]:
