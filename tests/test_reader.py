@@ -366,6 +366,21 @@ def test_a_list_s_other_names_are_read_from_the_parse_where_the_entity_tags_miss
                        pipeline.heuristic.nlp) == []
 
 
+def test_a_reply_its_passage_states_only_apart_is_read_as_its_names(pipeline):
+    """"Bill Gates and Paul Allen" is not in a passage that names the two in two sentences: each name it grounds is read as a
+    name of the reply's list (:func:`select.stated_apart`); a name it does not ground, a measure or a ranking
+    question's reply gives none."""
+    from ambigdemo.stages.reader.select import other_names
+
+    passage = Passage("Microsoft#0", "Microsoft", "Microsoft was founded by Bill Gates on April 4, 1975. His "
+                      "childhood friend Paul Allen was its other founder.")
+    nlp, question = pipeline.heuristic.nlp, Question.of("Who founded Microsoft?")
+    assert other_names(question, "Bill Gates and Paul Allen", passage, nlp) == ["Bill Gates", "Paul Allen"]
+    assert other_names(question, "Bill Gates, Steve Jobs", passage, nlp) == ["Bill Gates"]
+    assert other_names(question, "April 4 and 1975", passage, nlp) == []
+    assert other_names(Question.of("Who was the first to found Microsoft?"), "Bill Gates and Paul Allen", passage, nlp) == []
+
+
 def test_no_other_names_are_read_for_a_superlative_or_an_ungrounded_answer(pipeline):
     from ambigdemo.stages.reader.select import other_names
 

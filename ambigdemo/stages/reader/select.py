@@ -9,7 +9,7 @@ from dataclasses import replace
 from ambigdemo.stages.answers import bare_title, echoes_question, is_name_of, same_answer
 from ambigdemo.stages.question import PLACE, Question
 from ambigdemo.stages.reader.recall import parse_reply
-from ambigdemo.stages.reader.verify import in_own_words, ranks, rejection, stating, titled
+from ambigdemo.stages.reader.verify import in_own_words, occurs_in, ranks, rejection, stating, titled
 from ambigdemo.text import list_items, mentions, normalize_answer
 from ambigdemo.types import Answer, Passage
 
@@ -129,16 +129,30 @@ def siblings(answer: str, passage: Passage, nlp) -> list[str]:
 
 def other_names(question: Question, answer: str, passage: Passage, nlp) -> list[str]:
     """The other names of the list a reply's ``answer`` is named in (:func:`siblings`, then :func:`coordinated`) that
-    its passage grounds: none when the question ranks ("the largest", "the fourth", "the first": it asks for one), or
-    when the passage does not ground the answer."""
-    if ranks(question.text) or rejection(question, answer, passage) is not None:
+    its passage grounds; for a reply the passage states only apart, the names it coordinates (:func:`stated_apart`).
+    None when the question ranks ("the largest", "the fourth", "the first": it asks for one), or when the passage does
+    not ground the answer or its names."""
+    if ranks(question.text):
         return []
+    if rejection(question, answer, passage) is not None:
+        return stated_apart(question, answer, passage)
     names: list[str] = []
     for name in siblings(answer, passage, nlp) + coordinated(answer, passage, nlp):
         key = normalize_answer(name)
         if not any(same_answer(key, normalize_answer(n)) for n in names) and rejection(question, name, passage) is None:
             names.append(name)
     return names
+
+
+def stated_apart(question: Question, answer: str, passage: Passage) -> list[str]:
+    """The names a reply coordinates ("Bill Gates and Paul Allen", "Swahili and English") that its passage grounds each
+    apart, when it does not state the reply whole ("Microsoft was founded by Bill Gates and Paul Allen" grounds the
+    reply; "... by Bill Gates, Paul Allen and ..." grounds only its names). None for a single name, a measure, or a
+    reply that grounds whole or only repeats the question."""
+    items = list_items(answer)
+    if len(items) < 2 or re.search(r"\d", answer) or occurs_in(answer, passage) or echoes_question(answer, question):
+        return []
+    return [item for item in dict.fromkeys(items) if rejection(question, item, passage) is None]
 
 
 def coordinated(answer: str, passage: Passage, nlp) -> list[str]:

@@ -6,9 +6,12 @@ back from the screen: shown as a reading; under "also"; a scored candidate under
 before scoring (with the first words of its reason); named in a passage read but never replied; in no passage read.
 
     PYTHONPATH=.:docs/experiments/best-first python docs/experiments/best-first/losses.py docs/results/verifier-1.5b/test/readings-heldout-19.jsonl
+
+``--show STAGE`` also prints each question whose needed answer stops at a stage starting with STAGE, with what it
+shows.
 """
 
-import sys
+import argparse
 from collections import Counter
 from pathlib import Path
 
@@ -37,17 +40,25 @@ def stage(record: dict, gold: list[str], shown: list[str], also: list[str]) -> s
     return "named in a passage read, not replied" if any(normalize_answer(n) in read for n in gold) else "in no passage read"
 
 
-def main(paths: list[Path]) -> None:
+def main(paths: list[Path], show: str | None) -> None:
     score, nlp = Verifier.load(VERIFIERS["1.5b"]), load_spacy()
     reader = LlmReader(None, verifier=score, also_titles=score.also_titles < 1.0, nlp=nlp)
     counts: Counter[str] = Counter()
     for path in paths:
         for record in recorded(path, nlp):
             shown, also = replayed(reader, record)
-            counts.update(stage(record, gold, shown, also) for gold in record["gold"])
+            for gold in record["gold"]:
+                where = stage(record, gold, shown, also)
+                counts[where] += 1
+                if show and where.startswith(show):
+                    print(f"{where}: {record['question']} | needed {gold[0]} | shown {shown} | also {also}")
     for name, n in counts.most_common():
         print(f"{n:5d}  {name}")
 
 
 if __name__ == "__main__":
-    main([Path(p) for p in sys.argv[1:]])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("records", nargs="+", type=Path)
+    ap.add_argument("--show", help="print the questions whose needed answer stops at a stage starting with this")
+    args = ap.parse_args()
+    main(args.records, args.show)
