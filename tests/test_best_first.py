@@ -174,8 +174,8 @@ def test_the_replay_takes_the_best_scored_first_and_keeps_the_rest_as_also():
 def test_once_a_list_gives_a_reading_its_other_names_need_only_the_listed_threshold():
     """A passage's reply (Brazil) and the other names of its list (Paraguay, Peru): when one of them is a reading, the
     others need ``listed``, not what a further reading needs; a name of another passage's list (Chile), or with no
-    list, still needs ``more``. A name scored above the list's reading is taken too, and an answer under "also"
-    that a list's name now reads is not shown twice."""
+    list, still needs ``more``, and so does a list whose name only repeats another passage's reading. A name scored
+    above the list's reading is taken too, and an answer under "also" that a list's name now reads is not shown twice."""
     score = Verifier(("score",), (0.0,), (1.0,), (1.0,), 0.0, threshold=0.3, more=0.8, also=0.1, listed=0.3)
     keys = ["Brazil", "Paraguay", "Peru", "Chile", "Peru", "Ecuador"]
     scores = [0.85, 0.6, 0.35, 0.6, 0.5, 0.5]
@@ -184,7 +184,7 @@ def test_once_a_list_gives_a_reading_its_other_names_need_only_the_listed_thresh
     assert tiers(keys, scores, replace(score, listed=1.0), 5, lists) == ["reading", "also", "", "also", "also", "also"]
     assert tiers(keys, scores, score, 5) == tiers(keys, scores, replace(score, listed=1.0), 5, lists)
     late = tiers(["Brazil", "Paraguay", "Brazil"], [0.9, 0.7, 0.6], score, 5, [None, "Bolivia#1", "Bolivia#1"])
-    assert late == ["reading", "reading", "same"], "the list's Brazil names a reading, so Paraguay, scored above it, reads"
+    assert late == ["reading", "also", "same"], "the list's Brazil only repeats another passage's reading: Paraguay needs more"
     first_below = tiers(["Tanzania", "Uganda"], [0.7, 0.5], replace(score, threshold=0.6, listed=0.2), 5, ["Rwanda#1"] * 2)
     assert first_below == ["reading", "reading"]
     assert tiers(["A", "B", "C"], [0.9, 0.5, 0.5], score, 2, ["x"] * 3) == ["reading", "reading", "also"]

@@ -230,8 +230,10 @@ def tiers(keys: list[str], scores: list[float], verifier: "Verifier", max_answer
     order): "reading" while p reaches what the next reading needs (at most ``max_answers``), "same" when it names an
     answer already a reading, "also" from ``verifier.also`` for an answer not yet listed, else "". ``lists`` names,
     per candidate, the list it belongs to (a passage's reply and the other names of the list it is named in), or None:
-    once one name of a list is a reading (or names one), another of it needs only ``verifier.listed`` (a list states
-    one relation, so its names stand or fall together)."""
+    once one name of a list is a reading, another of it needs only ``verifier.listed`` (a list states one relation, so
+    its names stand or fall together); a list that only names another passage's reading ("same") stays unshown: it
+    may state another relation of that name ("the East China Sea" beside the Yellow Sea in China's list of seas, for
+    South Korea's)."""
     lists = lists or [None] * len(keys)
     out = [""] * len(keys)
     readings: list[str] = []
@@ -253,8 +255,6 @@ def tiers(keys: list[str], scores: list[float], verifier: "Verifier", max_answer
         key = normalize_answer(keys[i])
         if any(same_answer(key, k) for k in readings):
             out[i] = "same"
-            if lists[i] is not None:
-                shown_lists.add(lists[i])
         elif scores[i] >= needs(i) and len(readings) < max_answers:
             take(i)
         elif scores[i] >= verifier.also and not any(same_answer(key, k) for k in also):

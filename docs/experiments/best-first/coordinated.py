@@ -30,6 +30,7 @@ from ambigdemo.pipeline import Pipeline
 from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.select import other_names, shown_as, siblings
+from ambigdemo.stages.reader.verify import rejection
 from ambigdemo.stages.reader.verifier import Clue, features, position
 from ambigdemo.stages.answers import same_answer
 from ambigdemo.text import normalize_answer
@@ -37,8 +38,8 @@ from ambigdemo.types import Passage
 
 
 def new_names(question: Question, reply: dict, passage: Passage, had: list[dict], nlp) -> list[str]:
-    """The names of the reply's list (``other_names``) that no candidate of its passage (``had``) names."""
-    said = [normalize_answer(c["text"]) for c in had]
+    """The names of the reply's list (``other_names``) that no grounded candidate of its passage (``had``) names."""
+    said = [normalize_answer(c["text"]) for c in had if rejection(question, c["text"], passage) is None]
     return [n for n in other_names(question, reply["text"], passage, nlp)
             if not any(same_answer(normalize_answer(n), s) for s in said)]
 
