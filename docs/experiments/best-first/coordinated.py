@@ -9,6 +9,9 @@ the twentieth pass added ``coordinated``, the items a sentence's parse coordinat
 - ``strip IN_DIR OUT_DIR``: the other way: each record as the reader before ``coordinated`` would have read it, every
   sibling candidate that the entity runs (``select.siblings``) of its passage's reply do not name dropped, and the
   positions counted again (no model call): how the score before this pass decides a set recorded after it.
+- ``unsplit IN_DIR OUT_DIR``: each record as the reader before ``stated_apart`` would have read it: the sibling
+  candidates of a passage whose likeliest reply is rejected dropped (before it, such a reply listed none), and the
+  positions counted again (no model call).
 - ``train IN.jsonl OUT.jsonl``: AmbigNQ train's collected candidates (``train_verifier.collect``, read wide over 8
   passages) likewise, each new name after its passage's candidates, labelled by the record's gold; featurize.py then
   computes every feature.
@@ -98,6 +101,13 @@ def strip_set(record: dict, reader, retriever, nlp) -> dict:
     return {**record, "candidates": positioned([dict(c) for c in kept])}
 
 
+def unsplit_set(record: dict, reader, retriever, nlp) -> dict:
+    """One record without the names of replies their passages state only apart (see the module's ``unsplit``)."""
+    rejected = {c["passage"] for c in record["candidates"] if c["likeliest"] and c["rejection"]}
+    kept = [c for c in record["candidates"] if not (c["sibling"] and c["passage"] in rejected)]
+    return {**record, "candidates": positioned([dict(c) for c in kept])}
+
+
 def complete_train(record: dict, reader, retriever, nlp) -> dict:
     """One collected AmbigNQ train question with the new names of each passage's likeliest reply, labelled."""
     question = Question.of(record["question"])
@@ -114,14 +124,14 @@ def complete_train(record: dict, reader, retriever, nlp) -> dict:
 
 
 def main(mode: str, source: Path, target: Path) -> None:
-    if mode == "strip":
+    if mode in ("strip", "unsplit"):
         reader = retriever = None
         nlp = load_spacy()
     else:
         pipeline = Pipeline.load(Config.from_env(use_generator=False, verifier="off", reader_model="1.5b"))
         reader, retriever, nlp = pipeline.reader, pipeline.retriever, pipeline.reader.nlp
     pairs = [(source, target)] if mode == "train" else [(p, target / p.name) for p in sorted(source.glob("*.jsonl"))]
-    complete = {"sets": complete_set, "strip": strip_set, "train": complete_train}[mode]
+    complete = {"sets": complete_set, "strip": strip_set, "unsplit": unsplit_set, "train": complete_train}[mode]
     for src, dst in pairs:
         dst.parent.mkdir(parents=True, exist_ok=True)
         done = resumed(dst)
