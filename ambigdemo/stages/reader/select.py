@@ -146,9 +146,8 @@ def other_names(question: Question, answer: str, passage: Passage, nlp) -> list[
 
 def stated_apart(question: Question, answer: str, passage: Passage) -> list[str]:
     """The names a reply coordinates ("Bill Gates and Paul Allen", "Swahili and English") that its passage grounds each
-    apart, when it does not state the reply whole ("Microsoft was founded by Bill Gates and Paul Allen" grounds the
-    reply; "... by Bill Gates, Paul Allen and ..." grounds only its names). None for a single name, a measure, or a
-    reply that grounds whole or only repeats the question."""
+    apart, when it does not state the reply whole (a lead that names the two in two sentences grounds only its
+    names). None for a single name, a measure, or a reply that grounds whole or only repeats the question."""
     items = list_items(answer)
     if len(items) < 2 or re.search(r"\d", answer) or occurs_in(answer, passage) or echoes_question(answer, question):
         return []
