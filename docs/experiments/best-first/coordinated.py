@@ -1,6 +1,7 @@
 """Complete recorded questions with the list names today's reader reads and the record lacks (``select.other_names``:
 the twentieth pass added ``coordinated``, the items a sentence's parse coordinates with a reply; the twenty-first
-``stated_apart``, the names of a reply its passage states only apart), each read as the app reads it: the model's log probability of the name after its passage (``Context.follow``) and closed-book (its prior).
+``stated_apart``, the names of a reply its passage states only apart), each read as the app reads it: the model's log
+probability of the name after its passage (``Context.follow``) and closed-book (its prior).
 
 - ``sets IN_DIR OUT_DIR``: each ``record_reading`` record of IN_DIR (``NAME.jsonl``) to OUT_DIR, every new name a
   sibling candidate after its passage's replies, with its own features (``verifier.features``) and how select shows it;
@@ -62,7 +63,8 @@ def complete_set(record: dict, reader, retriever, nlp) -> dict:
         if not last_of_passage or c["title"] or c["passage"] not in read:
             continue
         passage = read[c["passage"]]
-        reply = next((x for x in candidates if x["passage"] == c["passage"] and x["likeliest"]), None)  # other_names decides, as the reader does
+        # the passage's likeliest reply, whatever its verdict: other_names decides, as the reader does
+        reply = next((x for x in candidates if x["passage"] == c["passage"] and x["likeliest"]), None)
         names = new_names(question, reply, passage, [x for x in candidates if x["passage"] == c["passage"]], nlp) if reply else []
         if not names:
             continue
