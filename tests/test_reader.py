@@ -336,6 +336,8 @@ def test_the_other_names_of_a_list_are_found_beside_the_answer(pipeline, answer,
          ["ureters", "bladder", "urethra"]),  # common nouns: no entity tags them
         ("German turnip", "Kohlrabi, also called German turnip or turnip cabbage, is a biennial vegetable.",
          ["turnip cabbage"]),
+        ("Arrow War", "The Second Opium War, also known as the Second Anglo-Chinese War or Arrow War, was fought between "
+         "the United Kingdom and France against the Qing dynasty.", ["Second Anglo-Chinese War"]),  # a capitalised adjective
         ("squat", "Powerlifting consists of three attempts at maximal weight on three lifts: squat, bench press, and "
          "deadlift.", ["bench press", "deadlift"]),
         ("Portugal", "Portuguese is an official language of Portugal, Brazil, Angola, Mozambique, Cape Verde, "

@@ -221,19 +221,18 @@ ITEM_DEPS = frozenset({"compound", "amod", "flat", "nmod", "poss", "case"})  # t
 
 def _item(token, proper: bool) -> str:
     """A list item as the text of its noun ``token`` and the words that name it with it: for a proper name, the run of
-    proper nouns around it (none when its noun is not one); for a common noun, its modifiers too (none when it is a
-    proper name)."""
+    proper nouns (and capitalised adjectives: "Second Anglo-Chinese War") around it, none when its noun is not one; for
+    a common noun, its modifiers too, none when it is a proper name."""
     doc = token.doc
     if proper:
         if token.pos_ != "PROPN":
             return ""
         lo = hi = token.i
-        while lo > 0 and doc[lo - 1].pos_ == "PROPN" and doc[lo - 1].head.i in range(lo - 1, token.i + 1):
+        while lo > 0 and (_glued(doc[lo - 1])  # "Guinea-Bissau": the words a hyphen joins
+                          or _named_word(doc[lo - 1]) and doc[lo - 1].head.i in range(lo - 1, token.i + 1)):
             lo -= 1
         while hi + 1 < len(doc) and doc[hi + 1].pos_ == "PROPN" and doc[hi + 1].head.i == token.i:
             hi += 1
-        while lo > 0 and _glued(doc[lo - 1]):  # "Guinea-Bissau": the words a hyphen joins
-            lo -= 1
         while hi + 1 < len(doc) and _glued(doc[hi]):
             hi += 1
         return doc[lo : hi + 1].text
@@ -243,6 +242,11 @@ def _item(token, proper: bool) -> str:
     lo, hi = min(kept), max(kept)
     words = doc[lo : hi + 1]
     return "" if any(t.pos_ in ("PROPN", "PRON", "NUM") for t in words) else words.text
+
+
+def _named_word(token) -> bool:
+    """Whether ``token`` is a word of a proper name: a proper noun, or a capitalised adjective ("Anglo-Chinese")."""
+    return token.pos_ == "PROPN" or (token.pos_ == "ADJ" and token.text[:1].isupper())
 
 
 def subject_named(question: Question, passage: Passage, said: list[str]) -> str | None:
