@@ -13,6 +13,9 @@ probability of the name after its passage (``Context.follow``) and closed-book (
 - ``unsplit IN_DIR OUT_DIR``: each record as the reader before ``stated_apart`` would have read it: the sibling
   candidates of a passage whose likeliest reply is rejected dropped (before it, such a reply listed none), and the
   positions counted again (no model call).
+- ``prune IN_DIR OUT_DIR``: each record with only the sibling candidates that the running code's ``other_names`` of
+  its passage's likeliest reply names (no model call): run from an earlier release's worktree, how that release reads
+  a set recorded with today's reader (the twenty-second pass: its held-out set as 2381892 reads it).
 - ``train IN.jsonl OUT.jsonl``: AmbigNQ train's collected candidates (``train_verifier.collect``, read wide over 8
   passages) likewise, each new name after its passage's candidates, labelled by the record's gold; featurize.py then
   computes every feature.
@@ -110,6 +113,19 @@ def unsplit_set(record: dict, reader, retriever, nlp) -> dict:
     return {**record, "candidates": positioned([dict(c) for c in kept])}
 
 
+def prune_set(record: dict, reader, retriever, nlp) -> dict:
+    """One record with only the sibling candidates the running code reads (see the module's ``prune``)."""
+    question = Question.of(record["question"])
+    read = {p["id"]: Passage(**p) for p in record["passages"]}
+    named = {}
+    for c in record["candidates"]:
+        if c["likeliest"] and c["passage"] in read and c["passage"] not in named:
+            named[c["passage"]] = [normalize_answer(n) for n in other_names(question, c["text"], read[c["passage"]], nlp)]
+    kept = [c for c in record["candidates"]
+            if not c["sibling"] or any(same_answer(normalize_answer(c["text"]), n) for n in named.get(c["passage"], []))]
+    return {**record, "candidates": positioned([dict(c) for c in kept])}
+
+
 def complete_train(record: dict, reader, retriever, nlp) -> dict:
     """One collected AmbigNQ train question with the new names of each passage's likeliest reply, labelled."""
     question = Question.of(record["question"])
@@ -126,14 +142,14 @@ def complete_train(record: dict, reader, retriever, nlp) -> dict:
 
 
 def main(mode: str, source: Path, target: Path) -> None:
-    if mode in ("strip", "unsplit"):
+    if mode in ("strip", "unsplit", "prune"):
         reader = retriever = None
         nlp = load_spacy()
     else:
         pipeline = Pipeline.load(Config.from_env(use_generator=False, verifier="off", reader_model="1.5b"))
         reader, retriever, nlp = pipeline.reader, pipeline.retriever, pipeline.reader.nlp
     pairs = [(source, target)] if mode == "train" else [(p, target / p.name) for p in sorted(source.glob("*.jsonl"))]
-    complete = {"sets": complete_set, "strip": strip_set, "unsplit": unsplit_set, "train": complete_train}[mode]
+    complete = {"sets": complete_set, "strip": strip_set, "unsplit": unsplit_set, "prune": prune_set, "train": complete_train}[mode]
     for src, dst in pairs:
         dst.parent.mkdir(parents=True, exist_ok=True)
         done = resumed(dst)
