@@ -238,6 +238,8 @@ def test_a_reload_brings_back_the_name_the_unfinished_pair_and_the_work_on_it(br
     page.get_by_role("tab", name="Compare").click()
     page.wait_for_function("""() => [...document.querySelectorAll('#annotator input, #annotator textarea')]
         .some(x => x.value === 'Playwright Fay')""")
+    # a loading event's timer ("0.1s") over the tabs is no question: read the question once none is left
+    page.wait_for_function(r"() => !/^[\d.]+s$/.test(document.querySelector('#compare-question').innerText.trim())")
     assert not page.locator("#compare-question").inner_text().strip()
     assert controls(page) == EMPTY
     context.close()

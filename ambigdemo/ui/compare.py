@@ -578,7 +578,7 @@ def build(pipeline, store: JudgmentStore, config: Config, arena: Arena | None = 
 
     if page is not None:
         page.load(reopen, inputs=saved, outputs=[name, *([tabs] if tabs else [])], api_visibility="private",
-                  queue=False).then(
+                  queue=False, show_progress="hidden").then(
             restore, inputs=saved, outputs=[state, question, answer_a, answer_b, acc_a, acc_b, *radios, comment, *buttons,
                                             status],
             api_visibility="private", show_progress="hidden")
