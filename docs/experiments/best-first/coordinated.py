@@ -100,10 +100,8 @@ def strip_set(record: dict, reader, retriever, nlp) -> dict:
     listed = {}
     for c in record["candidates"]:
         if c["likeliest"] and not c["rejection"] and c["passage"] in read:
-            listed[c["passage"]] = [normalize_answer(n) for n in siblings(c["text"], read[c["passage"]], nlp)]
-    kept = [c for c in record["candidates"]
-            if not c["sibling"] or any(same_answer(normalize_answer(c["text"]), n) for n in listed.get(c["passage"], []))]
-    return {**record, "candidates": positioned([dict(c) for c in kept])}
+            listed[c["passage"]] = siblings(c["text"], read[c["passage"]], nlp)
+    return named_only(record, listed)
 
 
 def unsplit_set(record: dict, reader, retriever, nlp) -> dict:
@@ -120,9 +118,15 @@ def prune_set(record: dict, reader, retriever, nlp) -> dict:
     named = {}
     for c in record["candidates"]:
         if c["likeliest"] and c["passage"] in read and c["passage"] not in named:
-            named[c["passage"]] = [normalize_answer(n) for n in other_names(question, c["text"], read[c["passage"]], nlp)]
+            named[c["passage"]] = other_names(question, c["text"], read[c["passage"]], nlp)
+    return named_only(record, named)
+
+
+def named_only(record: dict, named: dict[str, list[str]]) -> dict:
+    """``record`` with only the sibling candidates that ``named`` (passage id -> names) holds, positions counted again."""
+    keys = {pid: [normalize_answer(n) for n in names] for pid, names in named.items()}
     kept = [c for c in record["candidates"]
-            if not c["sibling"] or any(same_answer(normalize_answer(c["text"]), n) for n in named.get(c["passage"], []))]
+            if not c["sibling"] or any(same_answer(normalize_answer(c["text"]), k) for k in keys.get(c["passage"], []))]
     return {**record, "candidates": positioned([dict(c) for c in kept])}
 
 
