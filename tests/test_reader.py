@@ -356,6 +356,33 @@ def test_the_items_a_sentence_coordinates_with_the_answer_are_its_list_s_other_n
     assert coordinated(answer, Passage("x", "x", text), pipeline.heuristic.nlp) == others
 
 
+@pytest.mark.parametrize(
+    "answer, text, others",
+    [
+        ("predicate logic", "First-order logic, also called predicate logic, predicate calculus, or quantificational "
+         "logic, is a type of formal system.", ["predicate calculus", "quantificational logic"]),
+        ("sexual equality", "Gender equality, also known as sexual equality, gender egalitarianism, or equality of the "
+         "sexes, is the state of equal ease of access to resources.", ["gender egalitarianism", "equality of the sexes"]),
+        ("Sons and Lovers", "Four of his most famous novels \u2013 Sons and Lovers (1913), The Rainbow (1915), Women in "
+         "Love (1920), and Lady Chatterley's Lover (1928) \u2013 were the subject of censorship trials.",
+         ["The Rainbow", "Women in Love", "Lady Chatterley's Lover"]),  # a year in brackets after each title
+        ("rook", "The species commonly seen in Europe are the carrion crow, hooded crow, common raven, and rook.",
+         ["common raven", "hooded crow", "carrion crow"]),  # the answer closes the list
+        ("Lamb", "Lamb, hogget, and mutton are the meat of domestic sheep.", ["hogget", "mutton"]),  # opens the sentence
+        ("Russian", "Marc Chagall was a Russian and French artist.", ["French"]),
+        ("Vienna", "He was born in Vienna and Hitler moved there later.", []),  # "and" joins clauses
+        ("trade", "Its policy covers trade, economic and social affairs.", []),  # an adjective is no noun's item
+        ("Kanabhaksha", "Kanada, also known as Kanabhaksha, Kanabhuj was an ancient Indian philosopher.", []),  # no "and"
+    ],
+)
+def test_the_items_a_list_is_written_with_are_its_other_names(pipeline, answer, text, others):
+    """Where neither the entity tags nor the parse read a list, its written joints do (:func:`select.written_list`):
+    commas, one closing "and" or "or", brackets skipped, items of the answer's kind."""
+    from ambigdemo.stages.reader.select import written_list
+
+    assert written_list(answer, Passage("x", "x", text), pipeline.heuristic.nlp) == others
+
+
 def test_a_list_s_other_names_are_read_from_the_parse_where_the_entity_tags_miss_them(pipeline):
     """``other_names`` reads the entity runs first, then the parse's items, each name once."""
     from ambigdemo.stages.reader.select import other_names

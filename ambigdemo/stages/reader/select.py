@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import NamedTuple
 
 from ambigdemo.stages.answers import bare_title, echoes_question, is_name_of, same_answer
 from ambigdemo.stages.question import PLACE, Question
@@ -128,8 +129,9 @@ def siblings(answer: str, passage: Passage, nlp) -> list[str]:
 
 
 def other_names(question: Question, answer: str, passage: Passage, nlp) -> list[str]:
-    """The other names of the list a reply's ``answer`` is named in (:func:`siblings`, then :func:`coordinated`) that
-    its passage grounds; for a reply the passage states only apart, the names it coordinates (:func:`stated_apart`).
+    """The other names of the list a reply's ``answer`` is named in (:func:`siblings`, :func:`coordinated`, then
+    :func:`written_list`) that its passage grounds; for a reply the passage states only apart, the names it coordinates
+    (:func:`stated_apart`).
     None when the question ranks ("the largest", "the fourth", "the first": it asks for one), or when the passage does
     not ground the answer or its names."""
     if ranks(question.text):
@@ -137,7 +139,7 @@ def other_names(question: Question, answer: str, passage: Passage, nlp) -> list[
     if rejection(question, answer, passage) is not None:
         return stated_apart(question, answer, passage)
     names: list[str] = []
-    for name in siblings(answer, passage, nlp) + coordinated(answer, passage, nlp):
+    for name in siblings(answer, passage, nlp) + coordinated(answer, passage, nlp) + written_list(answer, passage, nlp):
         key = normalize_answer(name)
         if not any(same_answer(key, normalize_answer(n)) for n in names) and rejection(question, name, passage) is None:
             names.append(name)
@@ -166,12 +168,7 @@ def coordinated(answer: str, passage: Passage, nlp) -> list[str]:
         return []
     parse = nlp.get_pipe("parser")
     out: list[str] = []
-    for sentence in stating(answer, passage)[:2]:
-        at = re.search(rf"(?<!\w){re.escape(answer)}(?!\w)", sentence)
-        doc = parse(nlp(sentence)) if at else None
-        span = doc.char_span(at.start(), at.end(), alignment_mode="expand") if doc is not None else None
-        if span is None:
-            continue
+    for span in _stated_spans(answer, passage, lambda sentence: parse(nlp(sentence))):
         proper = any(t.pos_ == "PROPN" for t in span)
         node, path = _coordinating(span)
         for other in (node.conjuncts if node is not None else ()):
@@ -180,6 +177,137 @@ def coordinated(answer: str, passage: Passage, nlp) -> list[str]:
             if item and not re.search(r"\d", item) and not mentions(item, answer) and not mentions(answer, item):
                 out.append(item)
     return list(dict.fromkeys(out))
+
+
+def written_list(answer: str, passage: Passage, nlp) -> list[str]:
+    """The other items of a list written around ``answer`` in a sentence stating it, read from its words and their
+    tags where entities and parse miss them: "predicate calculus" and "quantificational logic" for "predicate logic" in
+    "also called predicate logic, predicate calculus, or quantificational logic"; "The Rainbow" and "Women in Love" for
+    "Sons and Lovers" in "Sons and Lovers (1913), The Rainbow (1915), Women in Love (1920), and ...". Items are joined
+    by commas, "and" or "or" (a bracket after an item is skipped), and the list ends with its one "and" or "or" item;
+    a verb after a pair joins clauses ("in Vienna and Hitler moved"), not items; an item is of the answer's kind (a name opening with a
+    capital, or a common noun phrase), at most five words, no number. Without ``nlp``, none."""
+    if nlp is None or re.search(r"\d", answer):
+        return []
+    for span in _stated_spans(answer, passage, nlp):
+        doc, adjective = span.doc, span[-1].pos_ == "ADJ"
+        if span.start == 0 and not any(t.text[:1].isupper() for t in span[1:]):  # "Lamb, hogget, and mutton": either
+            shapes = [_Shape(False, False, True, adjective), _Shape(True, True, False, adjective)]
+        else:
+            lower = any(t.text.islower() and t.lower_ not in LIST_WORDS for t in span)
+            shapes = [_Shape(span[0].text[:1].isupper(), span[-1].text[:1].isupper(), lower, adjective)]
+        for shape in shapes:
+            before, last = _written_items(doc, span.start - 1, -1, shape)
+            after, closed = ([], True) if last else _written_items(doc, span.end, 1, shape)
+            end = after[-1][1] if after else span.end
+            if closed and before + after and not (len(before + after) == 1 and _clause_follows(doc, end)):
+                items = [doc[lo:hi].text for lo, hi in before + after]
+                return [item for item in items if not mentions(item, answer) and not mentions(answer, item)]
+    return []
+
+
+def _stated_spans(answer: str, passage: Passage, read):
+    """The span of ``answer`` in the doc ``read`` makes of each of the first two sentences stating it."""
+    for sentence in stating(answer, passage)[:2]:
+        at = re.search(rf"(?<!\w){re.escape(answer)}(?!\w)", sentence)
+        doc = read(sentence) if at else None
+        span = doc.char_span(at.start(), at.end(), alignment_mode="expand") if doc is not None else None
+        if span is not None:
+            yield span
+
+
+class _Shape(NamedTuple):
+    """A written list's answer as its items repeat it: whether it opens and ends with a capital, whether it holds a
+    lowercase word that is not a name's ("Kellwasser event"; "in" of "Women in Love" is a name's), whether it ends with
+    an adjective ("Russian")."""
+
+    proper: bool
+    capped: bool
+    lower: bool
+    adjective: bool
+
+
+LIST_WORDS = frozenset({"of", "in", "the", "de", "du", "la", "le", "von", "van", "'s", "\u2019s", "-", "\u2013", "on", "for"})
+
+
+def _written_items(doc, i: int, step: int, shape: _Shape) -> tuple[list[tuple[int, int]], bool]:
+    """The items (token ranges) of a written list from token ``i`` on, away from its answer (``step`` 1 after it, -1
+    before it), and whether an "and" or "or" joint closes it there: after the answer, the last item's; before it,
+    only the first joint may hold one (the answer is then the list's last item)."""
+    items: list[tuple[int, int]] = []
+    closed = False
+    while True:
+        joint, i = _joint_words(doc, _past_bracket(doc, i, step), step)
+        closing = bool(joint & {"and", "or"})
+        if not joint or closing and step == -1 and items:
+            return items, closed
+        item = _written_item(doc, _past_bracket(doc, i, step), step, shape)
+        if item is None:
+            return items, closed
+        items.append(item)
+        i = item[1] if step == 1 else item[0] - 1
+        closed = closed or closing
+        if closing and step == 1:
+            return items, True
+
+
+def _past_bracket(doc, i: int, step: int) -> int:
+    """Token ``i``, or the token past a bracket of at most eight words that opens there ("(1913)")."""
+    opening, closing = ("(", ")") if step == 1 else (")", "(")
+    if 0 <= i < len(doc) and doc[i].text == opening:
+        for j in range(i + step, i + step * 10, step):
+            if not 0 <= j < len(doc):
+                break
+            if doc[j].text == closing:
+                return j + step
+    return i
+
+
+def _joint_words(doc, i: int, step: int) -> tuple[set[str], int]:
+    """The words of a list joint at token ``i`` (",", "and", "or", ", and", ", or"; none else), and the token past it."""
+    words: list[str] = []
+    while 0 <= i < len(doc) and doc[i].lower_ in {",", "and", "or"} and len(words) < 2:
+        words.append(doc[i].lower_)
+        i += step
+    return (set(words), i) if len(words) < 2 or words.count(",") == 1 else (set(), i)
+
+
+def _written_item(doc, i: int, step: int, shape: _Shape) -> tuple[int, int] | None:
+    """The token range of a written list's item of the answer's ``shape`` from token ``i`` on, away from the answer, or
+    None."""
+    proper, capped, lower, adjective = shape
+    j = i
+    while 0 <= j < len(doc) and abs(j - i) < 7 and _item_word(doc[j], proper, lower):
+        j += step
+    lo, hi = (i, j) if step == 1 else (j + 1, i + 1)
+    while lo < hi and doc[lo].lower_ in LIST_WORDS and not (proper and doc[lo].text[:1].isupper()):
+        lo += 1
+    while lo < hi and (doc[hi - 1].lower_ in LIST_WORDS or capped and not doc[hi - 1].text[:1].isupper()):
+        hi -= 1
+    words = doc[lo:hi]
+    if not 0 < len(words) <= 5 or words[-1].pos_ not in ("NOUN", "PROPN", "ADJ") or any(t.like_num for t in words):
+        return None
+    if words[-1].pos_ == "ADJ" and not adjective:  # "interdependence of economic, social and ..." ends no noun
+        return None
+    return (lo, hi) if not proper or words[0].text[:1].isupper() else None
+
+
+def _item_word(token, proper: bool, lower: bool) -> bool:
+    """Whether ``token`` may be a word of a written list's item: a noun, adjective or name word (a name's capitalised
+    article: "The Rainbow"), lowercase in a common noun phrase, capitalised in a name but where the answer holds a
+    lowercase word ("Hangenberg event")."""
+    if token.lower_ in LIST_WORDS:
+        return True
+    if token.pos_ == "DET":
+        return proper and token.text[:1].isupper()
+    if token.pos_ not in ("NOUN", "PROPN", "ADJ"):
+        return False
+    return token.text[:1].isupper() or lower if proper else token.text.islower()
+
+
+def _clause_follows(doc, i: int) -> bool:
+    """Whether a verb follows token ``i`` (so an "and" before it joined clauses, not list items)."""
+    return i < len(doc) and doc[i].pos_ in ("VERB", "AUX")
 
 
 COORDINATED_PATH = frozenset({"pobj", "prep", "compound", "poss", "nmod", "appos"})  # the steps up to a coordinated phrase
