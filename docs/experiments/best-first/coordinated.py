@@ -16,6 +16,9 @@ probability of the name after its passage (``Context.follow``) and closed-book (
 - ``prune IN_DIR OUT_DIR``: each record with only the sibling candidates that the running code's ``other_names`` of
   its passage's likeliest reply names (no model call): run from an earlier release's worktree, how that release reads
   a set recorded with today's reader (the twenty-second pass: its held-out set as 2381892 reads it).
+- ``added IN_DIR OUT_DIR`` (or ``IN.jsonl OUT.jsonl``): the candidates each record of OUT holds that the same
+  question's record in IN lacks, each marked right (+) or not (-) against the record's gold, and their count (how many names a reader change
+  adds; no model call).
 - ``train IN.jsonl OUT.jsonl``: AmbigNQ train's collected candidates (``train_verifier.collect``, read wide over 8
   passages) likewise, each new name after its passage's candidates, labelled by the record's gold; featurize.py then
   computes every feature.
@@ -145,7 +148,24 @@ def complete_train(record: dict, reader, retriever, nlp) -> dict:
     return {**record, "candidates": out}
 
 
+def added(before: Path, after: Path) -> None:
+    """Print the candidates ``after``'s records add to ``before``'s (the ``added`` mode)."""
+    count = good = 0
+    pairs = [(before, after)] if after.is_file() else [(before / p.name, p) for p in sorted(after.glob("*.jsonl"))]
+    for old, path in pairs:
+        had = {r["question"]: {(c["passage"], c["text"]) for c in r["candidates"]} for r in records(old)}
+        for record in records(path):
+            for c in record["candidates"]:
+                if (c["passage"], c["text"]) not in had[record["question"]]:
+                    ok = any(right(c["text"], g) for g in record["gold"])
+                    count, good = count + 1, good + ok
+                    print(f"{'+' if ok else '-'} {path.stem} | {record['question']} | {c['text']}")
+    print(f"{count} new candidates, {good} right")
+
+
 def main(mode: str, source: Path, target: Path) -> None:
+    if mode == "added":
+        return added(source, target)
     if mode in ("strip", "unsplit", "prune"):
         reader = retriever = None
         nlp = load_spacy()
