@@ -185,8 +185,8 @@ def written_list(answer: str, passage: Passage, nlp) -> list[str]:
     "also called predicate logic, predicate calculus, or quantificational logic"; "The Rainbow" and "Women in Love" for
     "Sons and Lovers" in "Sons and Lovers (1913), The Rainbow (1915), Women in Love (1920), and ...". Items are joined
     by commas, "and" or "or" (a bracket after an item is skipped), and the list ends with its one "and" or "or" item;
-    a verb after a pair joins clauses ("in Vienna and Hitler moved"), not items; an item is of the answer's kind (a name opening with a
-    capital, or a common noun phrase), at most five words, no number. Without ``nlp``, none."""
+    a verb after a pair joins clauses ("in Vienna and Hitler moved"), not items; an item is of the answer's kind (a
+    name opening with a capital, or a common noun phrase), at most five words, no number. Without ``nlp``, none."""
     if nlp is None or re.search(r"\d", answer):
         return []
     for span in _stated_spans(answer, passage, nlp):
