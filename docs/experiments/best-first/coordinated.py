@@ -17,8 +17,8 @@ probability of the name after its passage (``Context.follow``) and closed-book (
   its passage's likeliest reply names (no model call): run from an earlier release's worktree, how that release reads
   a set recorded with today's reader (the twenty-second pass: its held-out set as 2381892 reads it).
 - ``added IN_DIR OUT_DIR`` (or ``IN.jsonl OUT.jsonl``): the candidates each record of OUT holds that the same
-  question's record in IN lacks, each marked right (+) or not (-) against the record's gold, and their count (how many names a reader change
-  adds; no model call).
+  question's record in IN lacks, each marked right (+) or not (-) against the record's gold, and their count (how
+  many names a reader change adds; no model call).
 - ``train IN.jsonl OUT.jsonl``: AmbigNQ train's collected candidates (``train_verifier.collect``, read wide over 8
   passages) likewise, each new name after its passage's candidates, labelled by the record's gold; featurize.py then
   computes every feature.
