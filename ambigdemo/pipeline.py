@@ -121,6 +121,7 @@ class Pipeline:
                     yield result
                 result.source = "llm"
                 result.read, result.candidates, result.also = reading.read, reading.candidates, reading.also
+                result.also_pending = reading.reads_for_also  # shown from here on, so the page never looks finished early
             except MalformedOutput as exc:
                 log.warning("LLM reader output unreadable, answering with the heuristic reader: %s", exc)
                 reading, result.source = None, f"heuristic (the LLM's reply was unreadable: {exc})"
@@ -154,16 +155,18 @@ class Pipeline:
 
     @staticmethod
     def _also(reading: ReaderRun, result: Result, timer: Timer) -> Iterator[Result]:
-        """The "also" tier's further passages, read once the readings and the paragraph are done (``also_done``:
-        when the last was read)."""
-        read = False
+        """The "also" tier's further reading, once the readings and the paragraph are done: ``also_pending`` while it
+        goes on (set once the readings are chosen, so the page says more may come), ``also_done`` when the last was
+        read."""
+        if not result.also_pending:
+            return
         for also in reading.read_for_also():
-            result.also, read = also, True
+            result.also = also
             yield result
-        if read:
-            timer.lap("also")
-            result.timings_ms.update(also=timer.laps["also"], also_done=timer.total)
-            yield result
+        result.also_pending = False
+        timer.lap("also")
+        result.timings_ms.update(also=timer.laps["also"], also_done=timer.total)
+        yield result
 
     def standalone(self, asked: str, history: list[Turn]) -> Standalone:
         """A follow-up as a question that reads on its own, given the conversation so far (QuAC)."""

@@ -54,6 +54,11 @@ class Candidate:
     sibling: bool = False  # not replied: another name of the list a reply's answer is named in
     title: bool = False  # not replied: the passage's subject
 
+    @property
+    def branch(self) -> bool:
+        """Whether it is one of the model's less likely replies for its passage."""
+        return not (self.likeliest or self.sibling or self.title)
+
 
 @dataclass(frozen=True)
 class Interpretation:
@@ -102,6 +107,7 @@ class Result:
     read: list[str] = field(default_factory=list)  # the passages the LLM reader read, by id, in order
     candidates: list[Candidate] = field(default_factory=list)  # every answer it proposed, kept or dropped
     also: list[Also] = field(default_factory=list)  # "Also in the passages": answers scored under the readings
+    also_pending: bool = False  # while streaming: more is being read for "also" once the readings and paragraph are done
 
     @property
     def ambiguous(self) -> bool:

@@ -282,6 +282,29 @@ def test_passages_read_for_also_only_add_to_also_and_leave_the_readings_as_they_
     assert "also_done" not in before.timings_ms and after.timings_ms["also_done"] >= after.timings_ms["total"]
 
 
+def test_while_more_is_read_for_also_the_stream_says_so_until_the_last_is_read(scored):
+    """The "also" tier is read after the paragraph: the stream marks it pending once the readings are chosen (before
+    the paragraph's last draft, so a page never looks finished before it is), keeps it pending while the further
+    passages are read, and yields it done (with ``also_done``) at the end."""
+    question = "What is the largest desert in the world?"
+    verifier = replace(scored.reader.verifier, also_passages=2, also_further=0.0)
+    app = replace(scored, reader=replace(scored.reader, verifier=verifier, also_passages=2))
+    states = [(r.also_pending, len(r.read), "summarize" in r.timings_ms, "also_done" in r.timings_ms)
+              for r in app.stream(question)]
+    pending = [i for i, (waiting, *_) in enumerate(states) if waiting]
+    assert pending and pending == list(range(pending[0], len(states) - 1)), states
+    assert not states[pending[0]][2], "pending before the paragraph is done"
+    assert states[-1][1] > states[pending[0]][1] and states[-1][0] is False and states[-1][3]
+
+
+def test_the_page_says_more_may_come_while_also_is_read():
+    result = Result("q", [Interpretation("q", "Sahara", ["Sahara#0"], 0.9, Edit())],
+                    passages=[passage("Sahara", "The Sahara is a desert.")], also_pending=True)
+    assert 'data-testid="also-pending"' in render.interpretations_html(result)
+    assert 'data-testid="also-pending"' in render.interpretations_html(replace(result, interpretations=[]))
+    assert "also-pending" not in render.interpretations_html(replace(result, also_pending=False))
+
+
 def test_a_question_without_a_reading_still_shows_what_also_holds():
     result = Result("q", [], passages=[passage("Sahara", "The Sahara is a desert.")], message="No answer found.",
                     also=[Also("Sahara", "Sahara#0", "The Sahara is a desert.", 0.31)])
@@ -350,28 +373,32 @@ def test_with_titles_every_read_passage_s_subject_is_scored_as_a_less_likely_rep
         assert named is None or any(c.passage == pid and same_answer(normalize_answer(c.text), normalize_answer(named)) for c in subjects)
 
 
-def test_with_also_titles_the_subjects_are_scored_after_the_readings_for_also_only(scored):
-    """With ``also_titles`` (a score file's bar) each read passage's subject is scored once the readings are chosen:
-    the readings, their p's, the passages read and every "also" answer are what they were without it, even with every
-    threshold at 0, and a subject reaching the bar shows under "also" with its passage's sentence."""
+@pytest.mark.parametrize("later", ["also_titles", "also_branches"])
+def test_subjects_and_less_likely_replies_read_after_the_readings_are_for_also_only(scored, later):
+    """With ``also_titles`` or ``also_branches`` (a score file's bar) each read passage's subject, or the less likely
+    replies (from ``branch_min``) of the passages read, are scored once the readings are chosen: the readings, their
+    p's, the passages read, every other candidate's p and every "also" answer are what they were without them, even
+    with every threshold at 0, and each one reaching the bar shows under "also" (or names a reading) with its passage's
+    sentence."""
     question = "What is the largest desert in the world?"  # four deserts read, two more for "also"
-    verifier = replace(scored.reader.verifier, threshold=0.0, more=0.0, also_passages=2, also_further=0.0)
-    reader = replace(scored.reader, verifier=verifier, also_passages=2, relevance=0.0, max_passages=4)
+    verifier = replace(scored.reader.verifier, threshold=0.0, more=0.0, also_passages=2, also_further=0.0, branch_passages=0)
+    reader = replace(scored.reader, verifier=verifier, also_passages=2, relevance=0.0, max_passages=4, branch_passages=0,
+                     branch_min=0.02)
     plain = replace(scored, reader=reader)
-    subjects = replace(scored, reader=replace(reader, verifier=replace(verifier, also_titles=0.0), also_titles=True))
-    before, after = plain.ask(question), subjects.ask(question)
+    after_readings = replace(scored, reader=replace(reader, verifier=replace(verifier, **{later: 0.0}), **{later: True}))
+    before, after = plain.ask(question), after_readings.ask(question)
+    apart = (lambda c: c.title) if later == "also_titles" else (lambda c: c.branch)
     assert [(i.answer, i.p) for i in after.interpretations] == [(i.answer, i.p) for i in before.interpretations]
-    assert after.read == before.read and not any(c.title for c in before.candidates)
-    kept = {(c.passage, c.text): c.p for c in after.candidates if not c.title}
-    assert all(kept[(c.passage, c.text)] == c.p for c in before.candidates), "a subject moves no other candidate's p"
+    assert after.read == before.read and not any(apart(c) for c in before.candidates)
+    kept = {(c.passage, c.text): c.p for c in after.candidates if not apart(c)}
+    assert all(kept[(c.passage, c.text)] == c.p for c in before.candidates), "they move no other candidate's p"
     assert {normalize_answer(a.answer) for a in before.also} <= {normalize_answer(a.answer) for a in after.also}
-    titled = [c for c in after.candidates if c.title and c.p is not None]
-    assert titled and {c.passage for c in titled} <= set(after.read)
-    shown = {normalize_answer(i.answer) for i in after.interpretations}
-    also = {normalize_answer(a.answer): a for a in after.also}
-    for c in titled:
-        key = normalize_answer(c.text)
-        assert key in shown or any(same_answer(key, k) for k in also), c.text
+    scored_later = [c for c in after.candidates if apart(c) and c.p is not None]
+    assert scored_later and {c.passage for c in scored_later} <= set(after.read)
+    assert later == "also_titles" or all(math.exp(c.features["logp"]) >= reader.branch_min - 1e-9 for c in scored_later)
+    shown = {normalize_answer(i.answer) for i in after.interpretations} | {normalize_answer(a.answer) for a in after.also}
+    for c in scored_later:
+        assert any(same_answer(normalize_answer(c.text), k) for k in shown), c.text
     assert all(a.sentence for a in after.also) and "also_done" in after.timings_ms
 
 

@@ -248,6 +248,16 @@ def test_alternatives_are_the_less_likely_replies_with_their_probabilities(gener
         assert p == pytest.approx(math.exp(-generator.score(messages, text) * len(generator.encode(text))), rel=1e-3)
 
 
+def test_alternatives_whose_first_token_is_under_least_are_not_continued(generator):
+    """No continuation can be likelier than its first token, so one under ``least`` is not decoded: with ``least``
+    between the 2nd and 3rd likeliest first tokens' probabilities only the 2nd is continued, and none above the 2nd's."""
+    start = generator.context(generator.render([Message("user", "Name one primary colour. Reply with the word only.")]))
+    first = np.sort(np.exp(start.logits - start.logits.max()) / np.exp(start.logits - start.logits.max()).sum())[::-1]
+    every = start.alternatives(4, 8, stop=("\n",))
+    assert [text for text, _, _ in start.alternatives(4, 8, ("\n",), least=(first[1] + first[2]) / 2)] == [every[0][0]]
+    assert start.alternatives(4, 8, ("\n",), least=(first[0] + first[1]) / 2) == []
+
+
 def test_the_exported_head_runs_on_the_last_positions_only(generator):
     """Generation reads one row of logits; scoring asks for every position it needs."""
     assert generator.slices_logits

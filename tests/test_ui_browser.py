@@ -349,6 +349,7 @@ def test_a_lower_scored_answer_is_shown_under_also_with_its_sentence(browser, pi
         also = page.locator("[data-testid=also]")
         also.first.wait_for(timeout=TIMEOUT_MS)
         page.locator("[data-testid=paragraph] .ad-writing").wait_for(state="detached", timeout=TIMEOUT_MS)
+        page.locator("[data-testid=also-pending]").wait_for(state="detached", timeout=TIMEOUT_MS)
         readings = [a.lower() for a in page.locator("#cards .ad-answer").all_inner_texts()]
         assert readings, page.locator("#cards").inner_text()
         for item in also.all():

@@ -152,12 +152,13 @@ def replayed(reader: LlmReader, record: dict) -> tuple[list[str], list[str]]:
 RETRIEVED = ("ratio", "rank", "support")  # features that count passages retrieved but not read: a record lacks them
 
 
-def current(found: list[dict], nlp, also_titles: bool = True) -> list[dict]:
+def current(found: list[dict], nlp, also_titles: bool = True, also_branches: bool = False) -> list[dict]:
     """Recorded questions (:func:`record_reading`) as today's code reads them, with no model call: each scored
     candidate's own features computed again from its recorded reply, log probabilities and passage (a mended splitter
     or a new feature needs no new reading; :data:`RETRIEVED` stay as recorded), then related and scored as a replay
-    relates them (:meth:`~ambigdemo.stages.reader.ReaderRun.replay`, ``also_titles`` as the app read them)."""
-    reader = LlmReader(None, verifier=neutral(("score",)), also_titles=also_titles)
+    relates them (:meth:`~ambigdemo.stages.reader.ReaderRun.replay`, ``also_titles`` and ``also_branches`` as the app
+    read them)."""
+    reader = LlmReader(None, verifier=neutral(("score",)), also_titles=also_titles, also_branches=also_branches)
     out = []
     for record in tqdm(found, desc="relating recorded candidates", unit="q", leave=False):
         question = Question.of(record["question"])

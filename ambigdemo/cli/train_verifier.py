@@ -38,6 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--passages", type=int, default=4, help="passages read (chosen with the threshold)")
     p.add_argument("--relevance", type=float, default=0.0, help="of those, only the ones within this share of the best retrieval score (0: all)")
     p.add_argument("--branch-passages", type=int, default=1, help="of those, the first ones whose less likely replies are read")
+    p.add_argument("--branch-min", type=float, default=0.1, help="the probability a less likely reply needs to be read")
     p.add_argument("--also-passages", type=int, default=0, help="then this many more passages read for \"also\" only (0: none)")
     p.add_argument("--also-further", type=float, default=1.0, help="p(right) an answer of those needs to be shown \"also\" (1: never)")
     p.add_argument("--siblings", action="store_true", help="the reader reads the other names of the list a reply is named in "
@@ -46,6 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(and so do the candidates it is fitted on)")
     p.add_argument("--also-titles", type=float, default=1.0, help="p(right) each passage's subject, read after the readings "
                    "for \"also\" only, needs to be shown there (1: not read; the fit's candidates are not read so)")
+    p.add_argument("--also-branches", type=float, default=1.0, help="p(right) the model's less likely replies (from "
+                   "--branch-min) of the passages read for the readings, read after them for \"also\" only, need to be "
+                   "shown there (1: not read)")
     p.add_argument("--listed", type=float, default=1.0, help="p(right) another name of a list that gave a reading needs "
                    "to be a reading too (1: what any further reading needs)")
     p.add_argument("--lexical", action="store_true", help="the reader reads the passage BM25 ranks first too, wherever "
@@ -106,9 +110,10 @@ def run(args: argparse.Namespace) -> int:
                           reach=args.passages + args.also_passages)  # collected before they were read
 
     settings = {"threshold": args.threshold, "more": args.more, "also": args.also, "passages": args.passages,
-                "relevance": args.relevance, "branch_passages": args.branch_passages, "also_passages": args.also_passages,
+                "relevance": args.relevance, "branch_passages": args.branch_passages, "branch_min": args.branch_min,
+                "also_passages": args.also_passages,
                 "also_further": args.also_further, "siblings": args.siblings, "titles": args.titles, "listed": args.listed,
-                "also_titles": args.also_titles, "lexical": args.lexical}
+                "also_titles": args.also_titles, "lexical": args.lexical, "also_branches": args.also_branches}
     nlp = pipeline.reader.nlp
     sets = {}
     if args.sets:
@@ -117,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
             items = [(i["question"], i["answers"]) for i in json.loads(path.read_text(encoding="utf-8"))]
             out = args.out / "sets" / f"{path.stem}.jsonl"
             recorded = records(record_reading(app, pipeline.retriever, items, out, config.top_k, desc=path.stem))
-            sets[path.stem] = current(recorded, nlp, app.also_titles)  # as today's code relates them
+            sets[path.stem] = current(recorded, nlp, app.also_titles, app.also_branches)  # as today's code relates them
     train_found = featurize(records(args.out / "train.jsonl"), pipeline.retriever, nlp, reader=pipeline.reader)
     dev_found = featurize(records(args.out / "dev.jsonl"), pipeline.retriever, nlp, reader=pipeline.reader)
     train_rows, train_labels = labelled(train_found)
@@ -154,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
           + ("; the other names of a reply's list read" if args.siblings else "")
           + ("; each passage's subject read" if args.titles else "")
           + (f"; each passage's subject read for \"also\" only, from {args.also_titles}" if args.also_titles < 1 else "")
+          + (f"; less likely replies read for \"also\" only, from {args.also_branches}" if args.also_branches < 1 else "")
           + (f", a list's further names from {args.listed}" if args.listed < 1 else "")
           + ("; the passage BM25 ranks first read too" if args.lexical else "")
           + (f"; fitted on AmbigNQ train and {len(sets)} readings sets" if sets else "")

@@ -286,11 +286,16 @@ class Context:
         rows = np.vstack([before[None, :], logits[-len(ids):-1]]) if len(ids) > 1 else before[None, :]
         return float(sum(_log_softmax(row)[token] for row, token in zip(rows, ids)))
 
-    def alternatives(self, n: int, max_new_tokens: int = 16, stop: tuple[str, ...] = ()) -> list[tuple[str, float, "Context"]]:
+    def alternatives(self, n: int, max_new_tokens: int = 16, stop: tuple[str, ...] = (),
+                     least: float = 0.0) -> list[tuple[str, float, "Context"]]:
         """The greedy continuations that start with the 2nd to ``n``-th likeliest next token, each with its
-        probability (its tokens', the stop excluded) and the context that ends with it; ``self`` is unchanged."""
+        probability (its tokens', the stop excluded) and the context that ends with it; ``self`` is unchanged.
+        A first token under ``least`` is not continued: no continuation of it can reach ``least``."""
         out = []
+        first_p = np.exp(_log_softmax(self.logits))
         for first in np.argsort(-self.logits)[1:n]:
+            if first_p[first] < least:
+                break
             branch, logps, text = self.fork(), [], ""
             for text in self.generator.decode(branch, max_new_tokens, stop, first=int(first), logps=logps):
                 pass

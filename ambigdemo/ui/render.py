@@ -60,9 +60,11 @@ def card_html(prompt: str, n: int, interp: Interpretation, numbers: dict[str, in
 
 def interpretations_html(result: Result) -> str:
     numbers = {p.id: n for n, p in enumerate(result.passages, 1)}
+    more = ('<div class="ad-also-pending" data-testid="also-pending">Reading further passages for less certain '
+            "answers…</div>") if result.also_pending else ""
     if not result.interpretations:
         message = escape(result.message or "No answer found.")
-        return f'<div class="ad-empty" data-testid="no-answer">{message}</div>' + also_html(result.also, numbers)
+        return f'<div class="ad-empty" data-testid="no-answer">{message}</div>' + also_html(result.also, numbers) + more
     head = (
         f'<div class="ad-summary">{len(result.interpretations)} answers: the question can be read '
         f"{len(result.interpretations)} ways, each rewritten below to ask for one answer.</div>"
@@ -72,7 +74,7 @@ def interpretations_html(result: Result) -> str:
     cards = "".join(
         card_html(result.question, n, i, numbers, result.ambiguous) for n, i in enumerate(result.interpretations, 1)
     )
-    return head + f'<div class="ad-cards">{cards}</div>' + also_html(result.also, numbers)
+    return head + f'<div class="ad-cards">{cards}</div>' + also_html(result.also, numbers) + more
 
 
 def marked(sentence: str, answer: str) -> str:
@@ -219,6 +221,7 @@ CSS = """
 .ad-also ul{margin:4px 0;padding-left:18px}
 .ad-also-note{font-size:.8em;color:#57606a}
 .ad-also-sentence{font-size:.9em;color:#424a53}
+.ad-also-pending{font-size:.85em;color:#57606a;margin:6px 0}
 .ad-also mark{background:#fff8c5;padding:0 1px}
 .ad-pending{color:#6e7781;font-style:italic}
 .ad-passages{list-style:none;padding-left:0}

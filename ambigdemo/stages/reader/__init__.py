@@ -9,7 +9,8 @@ One path, a module per step, sharing one analysed :class:`~ambigdemo.stages.ques
    its less likely replies that reach ``branch_min`` are read too (tuned on the dev questions); with
    ``siblings``, so are the other names of the list a reply's answer is named in ("bordered by Italy to the south,
    France to the west, ..."), and with ``titles`` the passage's subject, each scored by the model as if replied
-   (with ``also_titles`` the subject is scored after the readings, for "also in the passages" only);
+   (with ``also_titles`` the subject is scored after the readings, for "also in the passages" only, and with
+   ``also_branches`` so are the less likely replies that reach ``branch_min`` of the passages the readings come from);
    then ``further_passages`` more, whose answers must be stated beside ``further_coverage`` of the question's words,
    and with ``lexical`` the passage BM25 ranks first when the dense scores left it unread;
 2. **verify** (:mod:`.verify`): the answer must be stated by its passage, and pass the two checks on
@@ -77,7 +78,7 @@ class ReaderRun:
     _closed: Context | None = field(default=None, repr=False)
     _also_only: set[str] = field(default_factory=set, repr=False)  # passages read for "also" only (:meth:`read_for_also`)
     _own: dict[int, dict[str, float]] = field(default_factory=dict, repr=False)  # a candidate's features from its passage alone
-    _subjects: list[tuple[Passage, Context]] = field(default_factory=list, repr=False)  # passages whose subject is read for "also" only
+    _later: list[tuple[Passage, Context]] = field(default_factory=list, repr=False)  # passages whose subject or less likely replies are read for "also" only
 
     @property
     def dropped(self) -> list[str]:
@@ -121,34 +122,51 @@ class ReaderRun:
             yield list(self.found)
 
     def read_for_also(self) -> Iterator[list[Also]]:
-        """After the readings: up to ``also_passages`` more of the retrieved passages (over ``min_score``, in
-        retrieval order) read for the "also" tier only, ``also`` after each. Their answers never become readings,
-        so the readings, their rewrites and the paragraph are what they were; one shows under "Also in the
-        passages" when its p reaches ``verifier.also_further`` (:meth:`decide`)."""
-        reader = self.reader
-        if reader.verifier is None or not (reader.also_passages or self._subjects):
+        """After the readings: the subjects and less likely replies of the passages read (``also_titles``,
+        ``also_branches``), then up to ``also_passages`` more of the retrieved passages (over ``min_score``, in retrieval
+        order), ``also`` after each, for the "also" tier only. None of them becomes a reading, so the readings, their
+        rewrites and the paragraph are what they were; one shows under "Also in the passages" when its p reaches its bar
+        (:meth:`decide`)."""
+        if not self.reads_for_also:
             return
-        if self._subjects:
-            self._take_subjects()
+        if self._later:
+            self._take_later()
             self.decide()
             yield list(self.also)
-        read = set(self.read)
-        done = [p for p in self.passages if p.id in read]
-        for passage in beyond(self.passages, done, reader.min_score, reader.also_passages):
+        for passage in self._further():
             self.read.append(passage.id)
             self._also_only.add(passage.id)
             for reply, context, logp, how in self._replies(len(self.passages), passage):
                 self.take(passage, reply, how, logp=logp, context=context)
-            self._take_subjects()
+            self._take_later()
             self.decide()
             yield list(self.also)
 
-    def _take_subjects(self) -> None:
-        """With ``also_titles``: the subjects of the passages read so far, scored for the "also" tier only."""
-        while self._subjects:
-            passage, start = self._subjects.pop(0)
-            for subject, context, logp, how in self._subject(passage, start):
-                self.take(passage, subject, how, logp=logp, context=context)
+    @property
+    def reads_for_also(self) -> bool:
+        """Whether :meth:`read_for_also` has anything to read."""
+        return self.reader.verifier is not None and bool(self._later or self._further())
+
+    def _further(self) -> list[Passage]:
+        """The passages read for "also" only: up to ``also_passages`` of those not read yet, over ``min_score``."""
+        read = set(self.read)
+        done = [p for p in self.passages if p.id in read]
+        return beyond(self.passages, done, self.reader.min_score, self.reader.also_passages)
+
+    def _take_later(self) -> None:
+        """For the passages read so far, scored for the "also" tier only: with ``also_titles`` their subjects, then with
+        ``also_branches`` the model's less likely replies that reach ``branch_min`` (of the passages the readings were
+        chosen from; those read for "also" only give none)."""
+        reader = self.reader
+        while self._later:
+            passage, start = self._later.pop(0)
+            if reader.also_titles:
+                for subject, context, logp, how in self._subject(passage, start):
+                    self.take(passage, subject, how, logp=logp, context=context)
+            if reader.also_branches and passage.id not in self._also_only:
+                for text, p, branch in start.alternatives(reader.branch_tokens, reader.max_answer_tokens, ("\n",), reader.branch_min):
+                    if p >= reader.branch_min:
+                        self.take(passage, text, "branch", logp=math.log(p), context=branch)
 
     @property
     def chosen_by_verifier(self) -> bool:
@@ -190,8 +208,8 @@ class ReaderRun:
                 yield name, branch, branch.follow(name), "sibling"
         if reader.titles:
             yield from self._subject(passage, start)
-        elif reader.also_titles:
-            self._subjects.append((passage, start))
+        if (reader.also_titles and not reader.titles) or reader.also_branches:
+            self._later.append((passage, start))
 
     def _subject(self, passage: Passage, start: Context) -> Iterator[tuple[str, Context, float, str]]:
         """The passage's subject as if the model had replied it from ``start``, when it reads as an answer that
@@ -280,7 +298,7 @@ class ReaderRun:
             c, passage = self.candidates[i], by_id[self.candidates[i].passage]
             text = self._shown_as(c, passage)
             key = normalize_answer(text)
-            bar = verifier.also_titles if self._apart(c) else verifier.also_further
+            bar = (verifier.also_titles if c.title else verifier.also_branches) if self._apart(c) else verifier.also_further
             if c.p >= bar and not any(same_answer(key, normalize_answer(t)) for t in [a.text for a in found] + [a.answer for a in also]):
                 also.append(Also(text, passage.id, evidence(text, passage), c.p))
         self.found, self.also = found, also
@@ -322,9 +340,9 @@ class ReaderRun:
         return candidate.passage in self._also_only or self._apart(candidate)
 
     def _apart(self, candidate: Candidate) -> bool:
-        """Whether ``candidate`` is a passage's subject read after the readings (``also_titles``): it moves no other
-        candidate's features."""
-        return candidate.title and self.reader.also_titles
+        """Whether ``candidate`` is a passage's subject or a less likely reply read after the readings (``also_titles``,
+        ``also_branches``): it moves no other candidate's features."""
+        return (candidate.title and self.reader.also_titles) or (candidate.branch and self.reader.also_branches)
 
     def _shown_as(self, candidate: Candidate, passage: Passage) -> str:
         """The candidate as select shows it, computed once per run (:meth:`decide` runs after every passage)."""
@@ -358,6 +376,7 @@ class LlmReader:
     siblings: bool = False  # the other names of a list a reply's answer is named in are read as less likely replies
     titles: bool = False  # each passage's subject is read as a less likely reply when nothing read from it named it
     also_titles: bool = False  # ... or, without ``titles``, after the readings, for the "also" tier only
+    also_branches: bool = False  # the readings' passages' less likely replies (from ``branch_min``), later, for "also" only
     lexical: bool = False  # the passage BM25 ranks first is read too, last, wherever the dense scores put it
     further_passages: int = 0  # passages read after those within ``relevance`` (above ``min_score``)
     further_coverage: float = 1.0  # the share of the question's words their answer's sentence must hold

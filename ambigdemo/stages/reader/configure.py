@@ -39,11 +39,13 @@ def configured_reader(config: Config, generator: Generator | None, nlp: Any, rea
 
 def reading_with(reader: LlmReader, verifier: Verifier) -> LlmReader:
     """``reader`` choosing by ``verifier``, and reading as the score was tuned to (its passages, less likely replies,
-    lists, subjects, "also" passages and BM25's passage)."""
+    lists, subjects, "also" passages and BM25's passage; less likely replies read for "also" only read none before)."""
+    branches = verifier.also_branches < 1.0
     return replace(reader, verifier=verifier, relevance=verifier.relevance, max_passages=verifier.passages,
-                   branch_passages=verifier.branch_passages, branch_min=verifier.branch_min, further_passages=0,
-                   also_passages=verifier.also_passages, siblings=verifier.siblings, titles=verifier.titles,
-                   also_titles=verifier.also_titles < 1.0, lexical=verifier.lexical)
+                   branch_passages=0 if branches else verifier.branch_passages, branch_min=verifier.branch_min,
+                   further_passages=0, also_passages=verifier.also_passages, siblings=verifier.siblings,
+                   titles=verifier.titles, also_titles=verifier.also_titles < 1.0, also_branches=branches,
+                   lexical=verifier.lexical)
 
 
 def configured_verifier(config: Config, reader_model: str) -> Verifier | None:

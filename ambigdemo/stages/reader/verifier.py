@@ -166,6 +166,8 @@ class Verifier:
     lexical: bool = False  # the passage BM25 ranks first is read too (``LlmReader.lexical``)
     trees: str = ""  # the trees as LightGBM writes them (:func:`fit_trees`): features in ``names`` order in, p(right) out
     blend: float = 1.0  # with trees: p is this share of theirs and the rest of the logistic model's
+    also_branches: float = 1.0  # the less likely replies (from ``branch_min``) of the passages read for the readings, read
+    # after them for "also" only, are shown there from this p (1: not read; ``branch_passages`` is then 0)
     _booster: list = field(default_factory=list, init=False, repr=False, compare=False)  # the trees loaded, once used
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)  # the app's workers share it
 
@@ -195,6 +197,7 @@ class Verifier:
                 "bias": self.bias, "threshold": self.threshold, "more": self.more, "also": self.also, "passages": self.passages, "relevance": self.relevance, "branch_passages": self.branch_passages, "branch_min": self.branch_min,
                 "also_passages": self.also_passages, "also_further": self.also_further, "siblings": self.siblings,
                 "listed": self.listed, "titles": self.titles, "also_titles": self.also_titles, "lexical": self.lexical,
+                **({"also_branches": self.also_branches} if self.also_branches < 1.0 else {}),
                 **({"trees": self.trees, "blend": self.blend} if self.trees else {})}
 
     @classmethod
@@ -204,7 +207,7 @@ class Verifier:
                    int(data.get("also_passages", 0)), float(data.get("also_further", 1.0)), bool(data.get("siblings", False)),
                    float(data.get("listed", 1.0)), bool(data.get("titles", False)), float(data.get("also_titles", 1.0)),
                    bool(data.get("lexical", False)), str(data.get("trees", "")),
-                   float(data.get("blend", 1.0)))
+                   float(data.get("blend", 1.0)), float(data.get("also_branches", 1.0)))
 
     @classmethod
     def load(cls, path: Path) -> "Verifier":

@@ -35,7 +35,7 @@ SHOWN = ("needed", "wrong", "wrong_per_5_questions", "fully_right", "multi_compl
 
 def replay_rows(score: Verifier, found: list[dict]) -> list[dict]:
     """``score_item``'s row for each recorded question as ``score`` decides it."""
-    reader = LlmReader(None, verifier=score, also_titles=score.also_titles < 1.0)
+    reader = LlmReader(None, verifier=score, also_titles=score.also_titles < 1.0, also_branches=score.also_branches < 1.0)
     return [score_item({"question": r["question"], "answers": r["gold"]}, *replayed(reader, r)) for r in found]
 
 

@@ -42,7 +42,7 @@ def stage(record: dict, gold: list[str], shown: list[str], also: list[str]) -> s
 
 def main(paths: list[Path], show: str | None) -> None:
     score, nlp = Verifier.load(VERIFIERS["1.5b"]), load_spacy()
-    reader = LlmReader(None, verifier=score, also_titles=score.also_titles < 1.0, nlp=nlp)
+    reader = LlmReader(None, verifier=score, also_titles=score.also_titles < 1.0, also_branches=score.also_branches < 1.0, nlp=nlp)
     counts: Counter[str] = Counter()
     for path in paths:
         for record in recorded(path, nlp):

@@ -4,12 +4,14 @@ process per call, so that two or three run at once on 2 cores; resumable.
 
     AMBIGDEMO_THREADS=1 PYTHONPATH=. python docs/experiments/best-first/record_sets.py OUT_DIR assets/readings-dev.json ...
 
+``--score FILE`` reads as another score file's settings ask (e.g. its ``also_branches`` and ``branch_min``).
+
 Each set is written to ``OUT_DIR/STEM.jsonl`` (docs/results/verifier-1.5b/checks/: the sets the score is not fitted on;
 ``sets/``: the ones it is, which ``train-verifier --sets`` then finds recorded).
 """
 
+import argparse
 import json
-import sys
 from pathlib import Path
 
 from ambigdemo.building.train_verifier import record_reading
@@ -19,14 +21,19 @@ from ambigdemo.stages.reader.configure import reading_with
 from ambigdemo.stages.reader.verifier import Verifier
 
 
-def main(out_dir: Path, sets: list[Path]) -> None:
+def main(out_dir: Path, sets: list[Path], score: Path) -> None:
     config = Config.from_env(use_generator=False, verifier="off", reader_model="1.5b")
     pipeline = Pipeline.load(config)
-    app = reading_with(pipeline.reader, Verifier.load(VERIFIERS["1.5b"]))
+    app = reading_with(pipeline.reader, Verifier.load(score))
     for path in sets:
         items = [(i["question"], i["answers"]) for i in json.loads(path.read_text(encoding="utf-8"))]
         record_reading(app, pipeline.retriever, items, out_dir / f"{path.stem}.jsonl", config.top_k, desc=path.stem)
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), [Path(p) for p in sys.argv[2:]])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out_dir", type=Path)
+    ap.add_argument("sets", nargs="+", type=Path)
+    ap.add_argument("--score", type=Path, default=VERIFIERS["1.5b"], help="the score file whose reading is recorded")
+    args = ap.parse_args()
+    main(args.out_dir, args.sets, args.score)

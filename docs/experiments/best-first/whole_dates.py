@@ -26,7 +26,7 @@ TODAY = select.with_year
 
 def rows(score: Verifier, found: list[dict], nlp) -> list[dict]:
     """``score_item``'s row for each recorded question, its shown forms computed again (``nlp`` for ``shown_as``)."""
-    reader = LlmReader(None, verifier=score, also_titles=score.also_titles < 1.0, nlp=nlp)
+    reader = LlmReader(None, verifier=score, also_titles=score.also_titles < 1.0, also_branches=score.also_branches < 1.0, nlp=nlp)
     unshown = ({**r, "candidates": [{**c, "shown": None} for c in r["candidates"]]} for r in found)
     return [score_item({"question": r["question"], "answers": r["gold"]}, *replayed(reader, r)) for r in unshown]
 
