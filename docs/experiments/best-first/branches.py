@@ -1,7 +1,8 @@
 """The model's less likely replies read for "also" only (``also_branches``), on recorded sets.
 
 ``prune IN_DIR OUT_DIR``: each record of IN_DIR without the less likely replies of the passages read for "also" only
-(a record made when those were read too is then what today's code reads: only the readings' passages give them).
+(a record made when those were read too is then what today's code reads: only the readings' passages give them);
+with ``--all`` without any less likely reply (what the previous release read).
 ``count RECORD.jsonl ...``: the less likely replies recorded, by whether their passage gave a reply, whether they were
 scored or rejected, whether they name a needed answer, and whether their passage was read for "also" only.
 
@@ -21,14 +22,14 @@ def branch(candidate: dict) -> bool:
     return not (candidate["likeliest"] or candidate["sibling"] or candidate["title"])
 
 
-def prune(src: Path, out: Path) -> None:
+def prune(src: Path, out: Path, every: bool = False) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for path in sorted(src.glob("*.jsonl")):
         lines = []
         for line in path.read_text(encoding="utf-8").splitlines():
             record = json.loads(line)
             later = set(record["also_only"])
-            record["candidates"] = [c for c in record["candidates"] if not (branch(c) and c["passage"] in later)]
+            record["candidates"] = [c for c in record["candidates"] if not (branch(c) and (every or c["passage"] in later))]
             lines.append(json.dumps(record, ensure_ascii=False))
         (out / path.name).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -49,6 +50,6 @@ def count(paths: list[Path]) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1] == "prune":
-        prune(Path(sys.argv[2]), Path(sys.argv[3]))
+        prune(Path(sys.argv[2]), Path(sys.argv[3]), "--all" in sys.argv[4:])
     else:
         count([Path(p) for p in sys.argv[2:]])

@@ -59,12 +59,14 @@ def main() -> None:
     ap.add_argument("--ambignq", type=float, default=1.0, help="what each AmbigNQ train candidate counts in the fit (0: left out)")
     ap.add_argument("--scores", nargs="+", type=Path, help="instead: replay the sets under each score file given, fitting nothing")
     ap.add_argument("--wrong", action="store_true", help="with --scores: also each question with a wrong reading or a needed answer missed")
+    ap.add_argument("--gold", type=Path, help="with --scores: each question's gold from this readings set, not its record's (a corrected gold)")
     args = ap.parse_args()
     nlp = load_spacy()
     if args.scores:
         names = args.sets.split(",") if args.sets else sorted(p.stem for p in args.records.glob("*.jsonl"))
+        gold = {i["question"]: i["answers"] for i in json.loads(args.gold.read_text(encoding="utf-8"))} if args.gold else {}
         for name in names:
-            found = recorded(args.records / f"{name}.jsonl", nlp)
+            found = [{**r, "gold": gold.get(r["question"], r["gold"])} for r in recorded(args.records / f"{name}.jsonl", nlp)]
             for path in args.scores:
                 rows = replay_rows(Verifier.load(path), found)
                 print(line(f"{name} {path}", rows))
