@@ -113,6 +113,7 @@ class Pipeline:
         reading = self.reader.read(analysed, result.passages) if self.reader else None
         answers: list[Answer] = []
         if reading is not None:
+            result.also_pending = reading.reads_for_also  # from the first reading on, so no page looks finished early
             try:
                 for answers in reading.found_so_far():
                     if not result.interpretations:
@@ -121,7 +122,7 @@ class Pipeline:
                     yield result
                 result.source = "llm"
                 result.read, result.candidates, result.also = reading.read, reading.candidates, reading.also
-                result.also_pending = reading.reads_for_also  # shown from here on, so the page never looks finished early
+                result.also_pending = reading.reads_for_also  # now that the readings' passages are read
             except MalformedOutput as exc:
                 log.warning("LLM reader output unreadable, answering with the heuristic reader: %s", exc)
                 reading, result.source = None, f"heuristic (the LLM's reply was unreadable: {exc})"
@@ -155,9 +156,8 @@ class Pipeline:
 
     @staticmethod
     def _also(reading: ReaderRun, result: Result, timer: Timer) -> Iterator[Result]:
-        """The "also" tier's further reading, once the readings and the paragraph are done: ``also_pending`` while it
-        goes on (set once the readings are chosen, so the page says more may come), ``also_done`` when the last was
-        read."""
+        """The "also" tier's further reading, once the readings and the paragraph are done: ``also_pending`` until it
+        ends (set from the first reading on, so the page says more may come), ``also_done`` when the last was read."""
         if not result.also_pending:
             return
         for also in reading.read_for_also():

@@ -160,7 +160,7 @@ class ReaderRun:
         reader = self.reader
         while self._later:
             passage, start = self._later.pop(0)
-            if reader.also_titles:
+            if reader.also_titles and not reader.titles:
                 for subject, context, logp, how in self._subject(passage, start):
                     self.take(passage, subject, how, logp=logp, context=context)
             if reader.also_branches and passage.id not in self._also_only:

@@ -23,11 +23,11 @@ with sync_playwright() as p:
         page.locator("#question textarea").fill(q["question"])
         page.locator("#ask").click()
         page.locator("[data-testid=interpretation], [data-testid=no-answer]").first.wait_for(timeout=120_000)
+        page.locator("[data-testid=also-pending]").wait_for(state="detached", timeout=120_000)  # "also" comes last
         try:
             page.locator("[data-testid=paragraph] .ad-writing").wait_for(state="detached", timeout=60_000)
         except Exception:
             pass
-        page.locator("[data-testid=also-pending]").wait_for(state="detached", timeout=120_000)  # "also" comes last
         cards = [c.inner_text().replace("\n", " | ")[:200] for c in page.locator("[data-testid=interpretation]").all()]
         also = [a.inner_text().replace("\n", " ")[:160] for a in page.locator("[data-testid=also]").all()]
         none = page.locator("[data-testid=no-answer]").count() > 0
