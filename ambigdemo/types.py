@@ -107,7 +107,7 @@ class Result:
     read: list[str] = field(default_factory=list)  # the passages the LLM reader read, by id, in order
     candidates: list[Candidate] = field(default_factory=list)  # every answer it proposed, kept or dropped
     also: list[Also] = field(default_factory=list)  # "Also in the passages": answers scored under the readings
-    also_pending: bool = False  # while streaming: more is being read for "also" once the readings and paragraph are done
+    also_pending: bool = False  # while streaming: more may still come under "also" (from the first reading until its last passage)
 
     @property
     def ambiguous(self) -> bool:
