@@ -321,6 +321,18 @@ def test_same_answer_folds_a_year_into_its_date_only(a, b, same):
     assert same_answer(a, b) is same
 
 
+@pytest.mark.parametrize("text, shown, rewords", [
+    ("from 1946 to his overthrow in 1955", "1946 to 1955", True), ("Jacob and Wilhelm Grimm", "the Brothers Grimm, Jacob and Wilhelm", True),
+    ("Republic of the Congo", "the Congo Republic", True), ("Lamy and Crookes", "William Crookes and Claude-Auguste Lamy", True),
+    ("Saturn, Jupiter and Uranus", "Jupiter and Saturn", False), ("Paris, Texas", "Paris", False),
+    ("2 million", "2", False), ("two million", "2", False), ("1975", "11 November 1975", False), ("Ganges", "Indus", False),
+])
+def test_an_answer_rewords_a_shown_one_only_with_its_words_and_numbers_and_no_new_name(text, shown, rewords):
+    from ambigdemo.stages.answers import rewords as rewording
+
+    assert rewording(text, shown) is rewords
+
+
 # --- summarize ------------------------------------------------------------------------------------
 
 

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from ambigdemo.runtimes.onnx import Embedder
-from ambigdemo.stages.question import Question, QuestionType, content_words, stem
+from ambigdemo.stages.question import STOPWORDS, Question, QuestionType, content_words, stem
 from ambigdemo.text import list_items, normalize_answer, numbers_as_digits, split_sentences
 from ambigdemo.types import Answer, Passage
 
@@ -187,6 +187,26 @@ def same_answer(a: str, b: str) -> bool:
     if len(short) < 3:
         return False
     return f" {short} " in f" {long} "
+
+
+def rewords(text: str, shown: str) -> bool:
+    """Whether ``text`` only rewords ``shown``, an answer already shown: the same numbers, and every content word of
+    one among the other's, a longer ``text`` adding no name (a capitalised word) and no unit (a word after a number):
+    "Jacob and Wilhelm Grimm" beside "the Brothers Grimm, Jacob and Wilhelm", "from 1946 to his overthrow in 1955"
+    beside "1946 to 1955"; not "Saturn, Jupiter and Uranus" beside "Jupiter and Saturn", nor "2 million" beside "2"."""
+    mine, theirs = _content(text), _content(shown)
+    if not mine or not theirs or {w for w in mine if w.isdigit()} != {w for w in theirs if w.isdigit()}:
+        return False
+    if mine <= theirs:
+        return True
+    added = mine - theirs
+    raw = [(w, numbers_as_digits(w.lower())) for w in re.findall(r"\w+", text)]
+    named = any(w[0].isupper() or (k > 0 and raw[k - 1][1].isdigit()) for k, (w, key) in enumerate(raw) if key in added)
+    return theirs <= mine and not named
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in numbers_as_digits(normalize_answer(text)).split() if w not in STOPWORDS}
 
 
 def merged_entities(doc) -> list:

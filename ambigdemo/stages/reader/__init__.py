@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ambigdemo.runtimes.onnx import Context, Generator
-from ambigdemo.stages.answers import same_answer
+from ambigdemo.stages.answers import rewords, same_answer
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.disambiguate import ask_rewrite
 from ambigdemo.stages.reader.prompts import closed_book_question, closed_book_system, example_prefix, passage_turn
@@ -299,7 +299,8 @@ class ReaderRun:
             text = self._shown_as(c, passage)
             key = normalize_answer(text)
             bar = (verifier.also_titles if c.title else verifier.also_branches) if self._apart(c) else verifier.also_further
-            if c.p >= bar and not any(same_answer(key, normalize_answer(t)) for t in [a.text for a in found] + [a.answer for a in also]):
+            listed = [a.text for a in found] + [a.answer for a in also]
+            if c.p >= bar and not any(same_answer(key, normalize_answer(t)) or rewords(text, t) for t in listed):
                 also.append(Also(text, passage.id, evidence(text, passage), c.p))
         self.found, self.also = found, also
 
