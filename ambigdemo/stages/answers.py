@@ -205,6 +205,13 @@ def rewords(text: str, shown: str) -> bool:
     return theirs <= mine and not named
 
 
+def repeats(text: str, shown: list[str]) -> bool:
+    """Whether ``text`` names an answer of ``shown`` again: the same answer (``same_answer``) or in other words
+    (``rewords``)."""
+    key = normalize_answer(text)
+    return any(same_answer(key, normalize_answer(s)) or rewords(text, s) for s in shown)
+
+
 def _content(text: str) -> set[str]:
     return {w for w in numbers_as_digits(normalize_answer(text)).split() if w not in STOPWORDS}
 

@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ambigdemo.runtimes.onnx import Context, Generator
-from ambigdemo.stages.answers import rewords, same_answer
+from ambigdemo.stages.answers import repeats
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.disambiguate import ask_rewrite
 from ambigdemo.stages.reader.prompts import closed_book_question, closed_book_system, example_prefix, passage_turn
@@ -43,7 +43,6 @@ from ambigdemo.stages.reader.recall import beyond, parse_reply, relevant
 from ambigdemo.stages.reader.select import add, other_names, shown_as, subject_named
 from ambigdemo.stages.reader.verifier import Clue, Verifier, features, position, relate, tiers
 from ambigdemo.stages.reader.verify import evidence, in_own_words, rejection
-from ambigdemo.text import normalize_answer
 from ambigdemo.types import Also, Answer, Candidate, Passage
 
 __all__ = ["HOW", "LlmReader", "MalformedOutput", "ReaderRun", "ask_rewrite", "relevant"]
@@ -297,10 +296,8 @@ class ReaderRun:
         for i in further:
             c, passage = self.candidates[i], by_id[self.candidates[i].passage]
             text = self._shown_as(c, passage)
-            key = normalize_answer(text)
             bar = (verifier.also_titles if c.title else verifier.also_branches) if self._apart(c) else verifier.also_further
-            listed = [a.text for a in found] + [a.answer for a in also]
-            if c.p >= bar and not any(same_answer(key, normalize_answer(t)) or rewords(text, t) for t in listed):
+            if c.p >= bar and not repeats(text, [a.text for a in found] + [a.answer for a in also]):
                 also.append(Also(text, passage.id, evidence(text, passage), c.p))
         self.found, self.also = found, also
 

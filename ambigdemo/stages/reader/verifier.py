@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ambigdemo.stages.answers import bare_title, is_name_of, rewords, same_answer
+from ambigdemo.stages.answers import bare_title, is_name_of, repeats, same_answer
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.verify import (coverage, occurs_in, of_another, other_year, outranked, rank_as_asked,
                                             ranks_otherwise, stating)
@@ -231,7 +231,7 @@ def tiers(keys: list[str], scores: list[float], verifier: "Verifier", max_answer
           lists: list[str | None] | None = None) -> list[str]:
     """The one best-first decision, per candidate (``keys``: each as shown, ``scores``: its p(right), both in read
     order): "reading" while p reaches what the next reading needs (at most ``max_answers``), "same" when it names an
-    answer already a reading, "also" from ``verifier.also`` for an answer not yet listed nor reworded (``rewords``),
+    answer already a reading, "also" from ``verifier.also`` for an answer not yet listed, in any words (``repeats``),
     else "". ``lists`` names,
     per candidate, the list it belongs to (a passage's reply and the other names of the list it is named in), or None:
     once one name of a list is a reading, another of it needs only ``verifier.listed`` (a list states one relation, so
@@ -241,7 +241,6 @@ def tiers(keys: list[str], scores: list[float], verifier: "Verifier", max_answer
     lists = lists or [None] * len(keys)
     out = [""] * len(keys)
     readings: list[str] = []
-    also: list[str] = []
     shown_lists: set[str] = set()
     order = sorted(range(len(keys)), key=lambda i: (-scores[i], i))
 
@@ -261,10 +260,8 @@ def tiers(keys: list[str], scores: list[float], verifier: "Verifier", max_answer
             out[i] = "same"
         elif scores[i] >= needs(i) and len(readings) < max_answers:
             take(i)
-        elif scores[i] >= verifier.also and not any(same_answer(key, k) for k in also) \
-                and not any(rewords(keys[i], keys[j]) for j in order if out[j] in ("reading", "also")):
+        elif scores[i] >= verifier.also and not repeats(keys[i], [keys[j] for j in order if out[j] in ("reading", "also")]):
             out[i] = "also"
-            also.append(key)
     for i in order:  # a list's names scored above the name that made it shown
         key = normalize_answer(keys[i])
         if out[i] in ("", "also") and lists[i] in shown_lists and scores[i] >= needs(i) and len(readings) < max_answers \

@@ -3,7 +3,7 @@
 Replays recorded sets under the shipped 1.5B score (``ReaderRun.replay``, no model call) and prints each "also" answer
 that ``answers.rewords`` finds among the answers shown before it (readings, then earlier "also" answers), with the
 question's gold; then "also" precision (an answer naming a gold reading) by whether the question has a reading and by p.
-``--unfolded`` replays with the fold turned off (``rewords`` patched to never hold in the reader), so the rewordings
+``--unfolded`` replays with the fold turned off (``rewords`` patched to never hold in ``answers.repeats``), so the rewordings
 the fold leaves out are listed; without it none should be left.
 
     PYTHONPATH=. python docs/experiments/best-first/rewords.py docs/results/verifier-1.5b/test/*.jsonl \\
@@ -31,9 +31,8 @@ def main() -> None:
     ap.add_argument("records", nargs="+", type=Path)
     ap.add_argument("--unfolded", action="store_true", help="replay with the fold turned off")
     args = ap.parse_args()
-    if args.unfolded:
-        for where in ("ambigdemo.stages.reader.rewords", "ambigdemo.stages.reader.verifier.rewords"):
-            mock.patch(where, lambda text, shown: False).start()
+    if args.unfolded:  # ``answers.repeats`` reads it from its module; this script keeps the real one
+        mock.patch("ambigdemo.stages.answers.rewords", lambda text, shown: False).start()
     score = Verifier.load(VERIFIERS["1.5b"])
     reader = LlmReader(None, verifier=score, also_titles=score.also_titles < 1.0, also_branches=score.also_branches < 1.0)
     nlp = load_spacy()
