@@ -199,6 +199,20 @@ def test_an_also_answer_that_only_rewords_a_shown_one_is_not_listed_again():
     assert shorter == ["reading", "", "also"]
 
 
+def test_beside_a_reading_an_also_answer_needs_also_beside():
+    """Beside a reading every "also" answer needs ``also_beside`` whatever its own bar; with no reading its own bar
+    holds; a score file without the bar (0) loads and shows as before."""
+    score = Verifier(("score",), (0.0,), (1.0,), (1.0,), 0.0, threshold=0.7, more=0.9, also=0.1, also_beside=0.25)
+    keys = ["Canberra", "Sydney", "Melbourne"]
+    assert tiers(keys, [0.8, 0.3, 0.2], score, 5) == ["reading", "also", ""]
+    assert tiers(keys, [0.6, 0.3, 0.2], score, 5) == ["also", "also", "also"]
+    assert tiers(keys, [0.8, 0.3, 0.2], replace(score, also_beside=0.0), 5) == ["reading", "also", "also"]
+    assert (score.also_bar(0.5, 1), score.also_bar(0.2, 0), score.also_bar(0.2, 2)) == (0.5, 0.2, 0.25)
+    assert Verifier.from_json(score.to_json()) == score
+    old = {k: v for k, v in score.to_json().items() if k != "also_beside"}
+    assert Verifier.from_json(old) == replace(score, also_beside=0.0)
+
+
 def test_the_replay_reads_only_the_passages_within_the_gate():
     """Alpha's passage scores 80% of the best: a reader gated at 85% never reads it, as ``relevant`` would not."""
     base = {n: 0.0 for n in FEATURES}
@@ -408,6 +422,28 @@ def test_subjects_and_less_likely_replies_read_after_the_readings_are_for_also_o
     for c in scored_later:
         assert any(same_answer(normalize_answer(c.text), k) for k in shown), c.text
     assert all(a.sentence for a in after.also) and "also_done" in after.timings_ms
+
+
+def test_also_beside_holds_for_the_answers_read_for_also_only_and_moves_no_reading(scored):
+    """The passages read for "also" only, beside a reading: with ``also_beside`` at the best "also" p, the readings and
+    every p are what they were and only the answers reaching it stay under "also"; with no reading the same bar holds
+    nothing back."""
+    question = "What is the largest desert in the world?"
+    verifier = replace(scored.reader.verifier, threshold=0.0, more=1.01, also=0.0, also_passages=2, also_further=0.0)
+    reader = replace(scored.reader, verifier=verifier, also_passages=2)
+    loose = replace(scored, reader=reader).ask(question)
+    ps = sorted({a.p for a in loose.also})
+    assert loose.interpretations and len(ps) >= 2
+    assert any(a.passage in loose.read[-2:] for a in loose.also), "an answer of a passage read for \"also\" only"
+    bar = ps[-1]
+    beside = replace(scored, reader=replace(reader, verifier=replace(verifier, also_beside=bar))).ask(question)
+    assert [(i.answer, i.p) for i in beside.interpretations] == [(i.answer, i.p) for i in loose.interpretations]
+    assert [(c.passage, c.text, c.p) for c in beside.candidates] == [(c.passage, c.text, c.p) for c in loose.candidates]
+    assert beside.also and all(a.p >= bar for a in beside.also)
+    assert {a.answer for a in loose.also if a.p >= bar} <= {a.answer for a in beside.also}
+    unread = replace(verifier, threshold=1.01, listed=1.01, also_beside=bar)
+    none = replace(scored, reader=replace(reader, verifier=unread)).ask(question)
+    assert not none.interpretations and any(a.p < bar for a in none.also)
 
 
 def test_a_list_that_gives_a_reading_gives_its_other_names_as_readings_from_the_listed_threshold(scored):

@@ -50,6 +50,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--also-branches", type=float, default=1.0, help="p(right) the model's less likely replies (from "
                    "--branch-min) of the passages read for the readings, read after them for \"also\" only, need to be "
                    "shown there (1: not read)")
+    p.add_argument("--also-beside", type=float, default=0.0, help="p(right) every \"also\" answer needs when the question "
+                   "shows a reading, whatever its own bar (0: its own bar)")
     p.add_argument("--listed", type=float, default=1.0, help="p(right) another name of a list that gave a reading needs "
                    "to be a reading too (1: what any further reading needs)")
     p.add_argument("--lexical", action="store_true", help="the reader reads the passage BM25 ranks first too, wherever "
@@ -113,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
                 "relevance": args.relevance, "branch_passages": args.branch_passages, "branch_min": args.branch_min,
                 "also_passages": args.also_passages,
                 "also_further": args.also_further, "siblings": args.siblings, "titles": args.titles, "listed": args.listed,
-                "also_titles": args.also_titles, "lexical": args.lexical, "also_branches": args.also_branches}
+                "also_titles": args.also_titles, "lexical": args.lexical, "also_branches": args.also_branches,
+                "also_beside": args.also_beside}
     nlp = pipeline.reader.nlp
     sets = {}
     if args.sets:
@@ -161,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
           + (f"; each passage's subject read for \"also\" only, from {args.also_titles}" if args.also_titles < 1 else "")
           + (f"; less likely replies read for \"also\" only, from {args.also_branches}" if args.also_branches < 1 else "")
           + (f", a list's further names from {args.listed}" if args.listed < 1 else "")
+          + (f"; beside a reading, \"also\" from {args.also_beside}" if args.also_beside else "")
           + ("; the passage BM25 ranks first read too" if args.lexical else "")
           + (f"; fitted on AmbigNQ train and {len(sets)} readings sets" if sets else "")
           + (f"; {args.trees:.0%} of p from gradient-boosted trees" if args.trees > 0 else ""))

@@ -263,7 +263,7 @@ class ReaderRun:
         (its features beside the others', :func:`relate`), then taken best first: a reading while its p(right)
         reaches what the next reading needs (:meth:`Verifier.needs`, at most ``max_answers``; ``verifier.listed`` for
         another name of a list that gave a reading: a passage's reply and the names listed with it), else "also in the
-        passages" from ``verifier.also``; a candidate naming an answer already taken only adds its passage."""
+        passages" from ``verifier.also`` (beside a reading from ``verifier.also_beside``); a candidate naming an answer already taken only adds its passage."""
         verifier = self.reader.verifier
         scored = [i for i, c in enumerate(self.candidates) if c.features]
         replied = [i for i in scored if not self._apart(self.candidates[i])]
@@ -297,7 +297,7 @@ class ReaderRun:
             c, passage = self.candidates[i], by_id[self.candidates[i].passage]
             text = self._shown_as(c, passage)
             bar = (verifier.also_titles if c.title else verifier.also_branches) if self._apart(c) else verifier.also_further
-            if c.p >= bar and not repeats(text, [a.text for a in found] + [a.answer for a in also]):
+            if c.p >= verifier.also_bar(bar, len(found)) and not repeats(text, [a.text for a in found] + [a.answer for a in also]):
                 also.append(Also(text, passage.id, evidence(text, passage), c.p))
         self.found, self.also = found, also
 

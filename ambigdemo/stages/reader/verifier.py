@@ -168,12 +168,18 @@ class Verifier:
     blend: float = 1.0  # with trees: p is this share of theirs and the rest of the logistic model's
     also_branches: float = 1.0  # the less likely replies (from ``branch_min``) of the passages read for the readings, read
     # after them for "also" only, are shown there from this p (1: not read; ``branch_passages`` is then 0)
+    also_beside: float = 0.0  # beside a reading, an "also" answer needs at least this p, whatever its bar (0: its bar)
     _booster: list = field(default_factory=list, init=False, repr=False, compare=False)  # the trees loaded, once used
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)  # the app's workers share it
 
     def needs(self, found: int) -> float:
         """The p(right) an answer needs when ``found`` distinct answers are found before it."""
         return self.threshold if found == 0 else max(self.threshold, self.more)
+
+    def also_bar(self, bar: float, readings: int) -> float:
+        """The p an "also" answer whose own bar is ``bar`` needs when ``readings`` readings are shown: beside a reading
+        a low p is right far less often than with none (docs/experiments/best-first.md#a-twenty-sixth-pass)."""
+        return max(bar, self.also_beside) if readings else bar
 
     def p(self, named: dict[str, float]) -> float:
         x = np.array([[named[n] for n in self.names]], dtype=np.float64)
@@ -198,6 +204,7 @@ class Verifier:
                 "also_passages": self.also_passages, "also_further": self.also_further, "siblings": self.siblings,
                 "listed": self.listed, "titles": self.titles, "also_titles": self.also_titles, "lexical": self.lexical,
                 **({"also_branches": self.also_branches} if self.also_branches < 1.0 else {}),
+                **({"also_beside": self.also_beside} if self.also_beside else {}),
                 **({"trees": self.trees, "blend": self.blend} if self.trees else {})}
 
     @classmethod
@@ -207,7 +214,7 @@ class Verifier:
                    int(data.get("also_passages", 0)), float(data.get("also_further", 1.0)), bool(data.get("siblings", False)),
                    float(data.get("listed", 1.0)), bool(data.get("titles", False)), float(data.get("also_titles", 1.0)),
                    bool(data.get("lexical", False)), str(data.get("trees", "")),
-                   float(data.get("blend", 1.0)), float(data.get("also_branches", 1.0)))
+                   float(data.get("blend", 1.0)), float(data.get("also_branches", 1.0)), float(data.get("also_beside", 0.0)))
 
     @classmethod
     def load(cls, path: Path) -> "Verifier":
@@ -231,7 +238,7 @@ def tiers(keys: list[str], scores: list[float], verifier: "Verifier", max_answer
           lists: list[str | None] | None = None) -> list[str]:
     """The one best-first decision, per candidate (``keys``: each as shown, ``scores``: its p(right), both in read
     order): "reading" while p reaches what the next reading needs (at most ``max_answers``), "same" when it names an
-    answer already a reading, "also" from ``verifier.also`` for an answer not yet listed, in any words (``repeats``),
+    answer already a reading, "also" from ``verifier.also`` (beside a reading from ``also_beside``) for an answer not yet listed, in any words (``repeats``),
     else "". ``lists`` names,
     per candidate, the list it belongs to (a passage's reply and the other names of the list it is named in), or None:
     once one name of a list is a reading, another of it needs only ``verifier.listed`` (a list states one relation, so
@@ -260,7 +267,7 @@ def tiers(keys: list[str], scores: list[float], verifier: "Verifier", max_answer
             out[i] = "same"
         elif scores[i] >= needs(i) and len(readings) < max_answers:
             take(i)
-        elif scores[i] >= verifier.also and not repeats(keys[i], [keys[j] for j in order if out[j] in ("reading", "also")]):
+        elif scores[i] >= verifier.also_bar(verifier.also, len(readings)) and not repeats(keys[i], [keys[j] for j in order if out[j] in ("reading", "also")]):
             out[i] = "also"
     for i in order:  # a list's names scored above the name that made it shown
         key = normalize_answer(keys[i])
