@@ -13,7 +13,7 @@ from ambigdemo.cli.ask import render_text
 from ambigdemo.evaluation import funnel, readings
 from ambigdemo.evaluation.readings import right
 from ambigdemo.stages.question import Question
-from ambigdemo.stages.answers import same_answer
+from ambigdemo.stages.answers import names_subject, same_answer
 from ambigdemo.stages.reader.prompts import closed_book_turn
 from ambigdemo.stages.reader.select import subject_named
 from ambigdemo.stages.reader.verifier import FEATURES, Verifier, relate, tiers
@@ -211,6 +211,31 @@ def test_beside_a_reading_an_also_answer_needs_also_beside():
     assert Verifier.from_json(score.to_json()) == score
     old = {k: v for k, v in score.to_json().items() if k != "also_beside"}
     assert Verifier.from_json(old) == replace(score, also_beside=0.0)
+
+
+def test_an_also_answer_naming_the_subject_of_a_readings_passage_as_the_reading_does_is_not_listed():
+    """Constantine's lead names him twice: the reading "Constantine I" (the words the lead opens with) and the title
+    "Constantine the Great" are one answer, so the title is not listed under "also"; another passage's subject, or an
+    answer of the same passage that is not its subject, still is."""
+    from ambigdemo.stages.reader import LlmReader, ReaderRun
+
+    lead = {"id": "Constantine the Great#0", "title": "Constantine the Great", "score": 0.8,
+            "text": "Constantine I, also known as Constantine the Great, was Roman emperor from AD 306 to 337 and the first "
+                    "Roman emperor to convert to Christianity. He was born in Naissus."}
+    other = {"id": "Licinius#0", "title": "Licinius", "score": 0.7, "text": "Licinius was Roman emperor from 308 to 324."}
+    rows = [("Constantine the Great#0", "Constantine I", 0.9), ("Constantine the Great#0", "Constantine the Great", 0.5),
+            ("Constantine the Great#0", "Naissus", 0.4), ("Licinius#0", "Licinius", 0.3)]
+    record = {"question": "Who was the first Roman emperor to become Christian?", "passages": [lead, other], "also_only": [],
+              "candidates": [{"passage": pid, "text": t, "likeliest": True, "rejection": "", "p": None, "sibling": False,
+                              "title": False, "features": own, "own": own, "shown": t}
+                             for pid, t, own in ((pid, t, {**{n: 0.0 for n in FEATURES}, "score": s}) for pid, t, s in rows)]}
+    score = Verifier(("score",), (0.0,), (1.0,), (1.0,), 0.0, threshold=0.7, more=0.9, also=0.1)
+    run = ReaderRun.replay(LlmReader(None, verifier=score), record)
+    assert [a.text for a in run.found] == ["Constantine I"]
+    assert [a.answer for a in run.also] == ["Naissus", "Licinius"]
+    passage = Passage(**lead)
+    assert names_subject("Constantine I", passage) and names_subject("Constantine the Great", passage)
+    assert not names_subject("Naissus", passage) and not names_subject("Constantine", passage)
 
 
 def test_the_replay_reads_only_the_passages_within_the_gate():

@@ -243,6 +243,17 @@ def is_name_of(title: str, text: str) -> bool:
     return bool(head) and set(head) <= set(normalize_answer(text).split())
 
 
+_OPENING = re.compile(r"[,(;]|\s(?:is|was|are|were)\s")  # where a lead's opening name ends
+
+
+def names_subject(text: str, passage: Passage) -> bool:
+    """Whether ``text`` names ``passage``'s subject: its title in full or fuller form (:func:`is_name_of`), or all the
+    words its text opens with before a comma, a parenthesis or "is"/"was" ("Constantine I" in "Constantine I, also known
+    as Constantine the Great, was ...", "Frederick II" in "Frederick II was the monarch of Prussia ...")."""
+    key = normalize_answer(text)
+    return bool(key) and (is_name_of(passage.title, text) or key == normalize_answer(_OPENING.split(passage.text, maxsplit=1)[0]))
+
+
 def _names_title(text: str, title: str) -> float:
     """1 when the candidate is the passage's subject ('Amsterdam' in the article Amsterdam), 0.5 for part
     of it or for a fuller form of it ('Barack Hussein Obama II' in the article Barack Obama)."""

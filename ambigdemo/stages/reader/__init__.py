@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ambigdemo.runtimes.onnx import Context, Generator
-from ambigdemo.stages.answers import repeats
+from ambigdemo.stages.answers import names_subject, repeats
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.disambiguate import ask_rewrite
 from ambigdemo.stages.reader.prompts import closed_book_question, closed_book_system, example_prefix, passage_turn
@@ -263,7 +263,9 @@ class ReaderRun:
         (its features beside the others', :func:`relate`), then taken best first: a reading while its p(right)
         reaches what the next reading needs (:meth:`Verifier.needs`, at most ``max_answers``; ``verifier.listed`` for
         another name of a list that gave a reading: a passage's reply and the names listed with it), else "also in the
-        passages" from ``verifier.also`` (beside a reading from ``verifier.also_beside``); a candidate naming an answer already taken only adds its passage."""
+        passages" from ``verifier.also`` (beside a reading from ``verifier.also_beside``); a candidate naming an answer
+        already taken only adds its passage, and an "also" answer naming a reading's passage's subject as the reading
+        does is not listed (:meth:`_names_reading`)."""
         verifier = self.reader.verifier
         scored = [i for i, c in enumerate(self.candidates) if c.features]
         replied = [i for i in scored if not self._apart(self.candidates[i])]
@@ -299,7 +301,8 @@ class ReaderRun:
             bar = (verifier.also_titles if c.title else verifier.also_branches) if self._apart(c) else verifier.also_further
             if c.p >= verifier.also_bar(bar, len(found)) and not repeats(text, [a.text for a in found] + [a.answer for a in also]):
                 also.append(Also(text, passage.id, evidence(text, passage), c.p))
-        self.found, self.also = found, also
+        self.found = found
+        self.also = [a for a in also if not self._names_reading(a.answer, by_id[a.passage], found)]
 
     def record(self) -> dict:
         """What :meth:`decide` chose from, as JSON: the question, the passages read, and every candidate with the
@@ -331,6 +334,12 @@ class ReaderRun:
         run._also_only = set(record["also_only"])
         run.decide()
         return run
+
+    @staticmethod
+    def _names_reading(text: str, passage: Passage, found: list[Answer]) -> bool:
+        """Whether ``text``, an answer of ``passage``, names its subject as a reading from that passage does: the same
+        answer in another of the article's names ("Constantine the Great" beside "Constantine I")."""
+        return names_subject(text, passage) and any(passage.id in a.passages and names_subject(a.text, passage) for a in found)
 
     def _for_also(self, candidate: Candidate) -> bool:
         """Whether ``candidate`` is read for the "also" tier only: from a further passage, or a subject read after the
