@@ -178,7 +178,7 @@ class Verifier:
 
     def also_bar(self, bar: float, readings: int) -> float:
         """The p an "also" answer whose own bar is ``bar`` needs when ``readings`` readings are shown: beside a reading
-        a low p is right far less often than with none (docs/experiments/best-first.md#a-twenty-sixth-pass)."""
+        a low p is right far less often than with none (docs/experiments/best-first.md, the twenty-sixth pass)."""
         return max(bar, self.also_beside) if readings else bar
 
     def p(self, named: dict[str, float]) -> float:
@@ -238,8 +238,8 @@ def tiers(keys: list[str], scores: list[float], verifier: "Verifier", max_answer
           lists: list[str | None] | None = None) -> list[str]:
     """The one best-first decision, per candidate (``keys``: each as shown, ``scores``: its p(right), both in read
     order): "reading" while p reaches what the next reading needs (at most ``max_answers``), "same" when it names an
-    answer already a reading, "also" from ``verifier.also`` (beside a reading from ``also_beside``) for an answer not yet listed, in any words (``repeats``),
-    else "". ``lists`` names,
+    answer already a reading, "also" from ``verifier.also`` (beside a reading from ``also_beside``) for an answer not yet
+    listed, in any words (``repeats``), else "". ``lists`` names,
     per candidate, the list it belongs to (a passage's reply and the other names of the list it is named in), or None:
     once one name of a list is a reading, another of it needs only ``verifier.listed`` (a list states one relation, so
     its names stand or fall together); a list that only names another passage's reading ("same") stays unshown: it
