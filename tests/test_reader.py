@@ -463,6 +463,16 @@ def test_an_answer_is_shown_as_its_article_names_it_unless_it_lists_more(pipelin
     assert shown_as(Question.of("Who walked on the Moon?"), "Neil Alden Armstrong", armstrong, nlp) == "Neil Armstrong"
 
 
+def test_an_answer_is_not_shown_by_a_name_that_only_repeats_the_question(pipeline):
+    """The article's name is not the answer where the question names it: "Georg Ohm", replied from the ohm's lead asked
+    whom it is named after, and "Banda Aceh", from Aceh's asked its capital, stay as replied, not "Ohm" and "Aceh"."""
+    from ambigdemo.stages.reader.select import shown_as
+
+    nlp, passages = pipeline.heuristic.nlp, {p.id: p for p in pipeline.retriever.index.passages}
+    assert shown_as(Question.of("Who is the ohm named after?"), "Georg Ohm", passages["Ohm#0"], nlp) == "Georg Ohm"
+    assert shown_as(Question.of("What is the capital of Aceh?"), "Banda Aceh", passages["Aceh#0"], nlp) == "Banda Aceh"
+
+
 def test_the_model_reply_naming_one_of_a_list_answers_with_the_list(pipeline, rules):
     """The Monty Python lead names the six in one list: a reply naming one is shown as all six; for a
     superlative question ("the most famous member") the reply stays the one the model named."""

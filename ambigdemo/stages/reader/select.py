@@ -33,8 +33,12 @@ def shown_as(question: Question, answer: str, passage: Passage, nlp) -> str:
     """The answer as shown: "Neil Armstrong", as his article names him, for "Neil Alden Armstrong" (not for a list
     that names the subject: "Rawalpindi and Islamabad" stays whole in Rawalpindi's article), in the passage's spelling,
     with the names listed beside it (:func:`listed_with`) unless the question asks for one ("the largest"); a date
-    cut before its year with its year (:func:`with_year`) when nothing else changed it."""
+    cut before its year with its year (:func:`with_year`) when nothing else changed it. It never names only what the
+    question does (:func:`~ambigdemo.stages.answers.echoes_question`) where the reply did not: "Georg Ohm" stays whole
+    in the lead of the ohm, asked whom it is named after."""
     shown = _named(question, answer, passage, nlp)
+    if shown != answer and echoes_question(shown, question) and not echoes_question(answer, question):
+        shown = surface(answer, passage)
     return with_year(shown, passage, nlp) if shown == answer else shown
 
 
