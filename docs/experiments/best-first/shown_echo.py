@@ -1,9 +1,11 @@
-"""Recorded answers shown by a name that only repeats the question, and the same records with today's shown forms.
+"""Recorded answers shown by a name that only repeats the question, and the same records with another code's shown names.
 
-A record keeps each candidate's shown form as the recording code computed it (``select.shown_as``), and a replay shows
-that form. ``list`` prints every recorded candidate whose shown form repeats its question (``answers.echoes_question``)
-while its reply did not, beside the form today's code shows; ``patch`` writes copies of the records with those shown
-forms computed again, so that ``in_domain.py --scores`` replays them as today's code would show them:
+A record keeps each candidate's shown name as the recording code computed it (``select.shown_as``), and a replay shows
+that name. ``list`` prints every recorded candidate whose recorded name and the one the code on ``PYTHONPATH`` shows
+differ where one of them only repeats its question (``answers.echoes_question``) and its reply does not; ``patch``
+writes copies of the records with those names as that code shows them, so that ``in_domain.py --scores`` replays them
+as it would. Run from this release, it shows older records as this release would; run from an older release's
+worktree, it shows this release's records as that release would:
 
     PYTHONPATH=. python docs/experiments/best-first/shown_echo.py list docs/results/verifier-1.5b/sets docs/results/verifier-1.5b/test docs/results/verifier-1.5b/checks
     PYTHONPATH=. python docs/experiments/best-first/shown_echo.py patch /tmp/shown docs/results/verifier-1.5b/sets docs/results/verifier-1.5b/test docs/results/verifier-1.5b/checks
@@ -21,10 +23,19 @@ from ambigdemo.stages.reader.select import shown_as
 from ambigdemo.types import Passage
 
 
-def echoing(record: dict) -> list[dict]:
-    """The candidates of ``record`` shown by a name that repeats the question where the reply did not."""
+def echoing(record: dict, nlp) -> list[tuple[dict, str]]:
+    """The candidates of ``record`` whose recorded shown name and the one this code shows differ where one of them
+    repeats the question and the reply does not, each with the name this code shows."""
     q = Question.of(record["question"])
-    return [c for c in record["candidates"] if c["shown"] and echoes_question(c["shown"], q) and not echoes_question(c["text"], q)]
+    passages = {p["id"]: Passage(**p) for p in record["passages"]}
+    out = []
+    for c in record["candidates"]:
+        if not c["shown"] or echoes_question(c["text"], q):
+            continue
+        now = shown_as(q, c["text"], passages[c["passage"]], nlp)
+        if now != c["shown"] and (echoes_question(c["shown"], q) or echoes_question(now, q)):
+            out.append((c, now))
+    return out
 
 
 def main() -> None:
@@ -39,17 +50,15 @@ def main() -> None:
         for path in sorted(folder.glob("*.jsonl")):
             found = records(path)
             for r in found:
-                passages = {p["id"]: Passage(**p) for p in r["passages"]}
-                for c in echoing(r):
+                for c, now in echoing(r, nlp):
                     count += 1
-                    now = shown_as(Question.of(r["question"]), c["text"], passages[c["passage"]], nlp)
                     if out is None:
                         print(f"{path.stem} | {r['question']} | replied {c['text']} | recorded {c['shown']} | now {now}")
                     c["shown"] = now
             if out is not None:
                 out.mkdir(parents=True, exist_ok=True)
                 (out / path.name).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in found), encoding="utf-8")
-    print(f"{count} recorded candidates shown by a name that only repeats the question")
+    print(f"{count} recorded candidates whose shown name, recorded or now, only repeats the question")
 
 
 if __name__ == "__main__":
