@@ -5,7 +5,8 @@ score fitted by ``verifier.blended`` on AmbigNQ train and every recorded set but
 its p mixed with each ``--shares`` share of the trees' (``verifier.fit_trees``, LightGBM, ``--trees`` settings as
 ``key=value`` pairs); ``--bars`` sweeps the first and further readings' bars (``first:further``, or
 ``first:further:listed`` with the bar of a name listed with a reading). With ``--checks DIR`` it also replays the
-sets recorded in DIR (not fitted on) under the same fit on every set, at each bar. ``--features`` adds features to the
+sets recorded in DIR (not fitted on) under the same fit on every set, at each bar. ``--leave A,B`` leaves out only
+those sets in turn (each fitted on every other set) and prints each apart. ``--features`` adds features to the
 shipped score's, one variant each (``""``: none). Every record is related as today's code relates it (``current``).
 
     PYTHONPATH=.:docs/experiments/best-first python docs/experiments/best-first/trees.py /tmp/train.features.json \\
@@ -25,7 +26,7 @@ from ambigdemo.stages.reader.verifier import Verifier, blended
 from in_domain import line, recorded, replay_rows
 
 READING = ("also", "passages", "relevance", "branch_passages", "branch_min", "also_passages", "also_further", "siblings",
-           "listed", "titles", "also_titles", "lexical")
+           "listed", "titles", "also_titles", "lexical", "also_branches", "also_beside")
 
 
 def settings(text: str) -> dict[str, float]:
@@ -41,6 +42,7 @@ def main() -> None:
     ap.add_argument("--trees", default="", help="the trees' settings, key=value,...")
     ap.add_argument("--checks", type=Path, help="recorded sets replayed under fits on every set")
     ap.add_argument("--features", nargs="*", default=[""], help="features added to the shipped score's, one variant each")
+    ap.add_argument("--leave", help="only these sets (comma-separated) are left out in turn, each printed apart; the rest are always fitted on")
     args = ap.parse_args()
     shipped = Verifier.load(VERIFIERS["1.5b"])
     train_rows, train_labels = labelled(json.loads(args.train.read_text(encoding="utf-8")))
@@ -54,14 +56,18 @@ def main() -> None:
                for extra in args.features for share in args.shares}
     for name, fitter in fitters.items():
         fits = {}
-        for held in sets:
+        leave = args.leave.split(",") if args.leave else list(sets)
+        for held in leave:
             rows, labels = recorded_rows([r for n, found in sets.items() if n != held for r in found])
             fits[held] = fitter(train_rows + rows, train_labels + labels)
         all_rows, all_labels = recorded_rows([r for f in sets.values() for r in f])
         every = fitter(train_rows + all_rows, train_labels + all_labels) if checks else None
         for first, further, listed, *_ in bars:
             bar = {**{k: getattr(shipped, k) for k in READING}, "threshold": first, "more": further, "listed": listed}
-            out = [row for held, found in sets.items() for row in replay_rows(replace(fits[held], **bar), found)]
+            per = {held: replay_rows(replace(fits[held], **bar), sets[held]) for held in leave}
+            for held in leave if args.leave else []:
+                print(line(f"{name} {first}:{further}:{listed} {held}", per[held]), flush=True)
+            out = [row for rows in per.values() for row in rows]
             print(line(f"{name} {first}:{further}:{listed} left out", out), flush=True)
             for check, found in checks.items():
                 print(line(f"{name} {first}:{further}:{listed} {check}", replay_rows(replace(every, **bar), found)), flush=True)
