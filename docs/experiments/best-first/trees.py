@@ -54,9 +54,9 @@ def main() -> None:
                (lambda rows, labels, share=share, names=shipped.names + tuple(f for f in extra.split(",") if f):
                 blended(rows, labels, share, names=names, **settings(args.trees)))
                for extra in args.features for share in args.shares}
+    leave = args.leave.split(",") if args.leave else list(sets)
     for name, fitter in fitters.items():
         fits = {}
-        leave = args.leave.split(",") if args.leave else list(sets)
         for held in leave:
             rows, labels = recorded_rows([r for n, found in sets.items() if n != held for r in found])
             fits[held] = fitter(train_rows + rows, train_labels + labels)
