@@ -40,8 +40,9 @@ def replay_rows(score: Verifier, found: list[dict]) -> list[dict]:
 
 
 def recorded(path: Path, nlp) -> list[dict]:
-    """The questions recorded in ``path`` as today's code relates them (:func:`current`)."""
-    return current(records(path), nlp)
+    """The questions recorded in ``path`` as today's code relates them (:func:`current`), with the subjects and the less
+    likely replies read apart, as the 1.5B's score reads them and ``train-verifier`` relates them."""
+    return current(records(path), nlp, True, True)
 
 
 def line(name: str, rows: list[dict]) -> str:
