@@ -15,12 +15,13 @@ from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
 
-from ambigdemo.building.train_verifier import current, records
 from ambigdemo.config import VERIFIERS
 from ambigdemo.evaluation.readings import right
 from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.stages.reader import LlmReader, ReaderRun
 from ambigdemo.stages.reader.verifier import Verifier
+
+from in_domain import recorded
 
 EDGES = (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.7)
 BARS = (0.0, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
@@ -32,7 +33,7 @@ def replayed(paths: list[Path]) -> list[dict]:
     reader = LlmReader(None, verifier=score, also_titles=score.also_titles < 1.0, also_branches=score.also_branches < 1.0)
     nlp, rows = load_spacy(), []
     for path in paths:
-        for record in current(records(path), nlp, True, True):
+        for record in recorded(path, nlp):
             run = ReaderRun.replay(reader, record)
             rows.append({"set": path.stem, "gold": record["gold"], "shown": [a.text for a in run.found],
                          "also": [(a.answer, a.p) for a in run.also]})

@@ -14,16 +14,16 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from ambigdemo.building.train_verifier import current, records
 from ambigdemo.config import VERIFIERS
 from ambigdemo.evaluation.readings import right
 from ambigdemo.runtimes.nlp import load_spacy
-from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader import LlmReader, ReaderRun
 from ambigdemo.stages.reader.verifier import Verifier
 from ambigdemo.stages.reader.verify import titled
 from ambigdemo.text import normalize_answer
 from ambigdemo.types import Passage
+
+from in_domain import recorded
 
 CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
 
@@ -48,7 +48,7 @@ def main() -> None:
     nlp, counts, lacking = load_spacy(), Counter(), []
     for folder in args.dirs:
         for path in sorted(folder.glob("*.jsonl")):
-            for r in current(records(path), nlp):
+            for r in recorded(path, nlp):
                 run = ReaderRun.replay(reader, r)
                 passages = {p["id"]: Passage(**p) for p in r["passages"]}
                 for a in run.found:

@@ -15,13 +15,14 @@ from collections import defaultdict
 from pathlib import Path
 from unittest import mock
 
-from ambigdemo.building.train_verifier import current, records
 from ambigdemo.config import VERIFIERS
 from ambigdemo.evaluation.readings import right
 from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.stages.answers import rewords
 from ambigdemo.stages.reader import LlmReader, ReaderRun
 from ambigdemo.stages.reader.verifier import Verifier
+
+from in_domain import recorded
 
 BANDS = ((0.7, "p >= 0.7"), (0.5, "0.5-0.7"), (0.3, "0.3-0.5"), (0.0, "p < 0.3"))
 
@@ -39,7 +40,7 @@ def main() -> None:
     listed = reworded = 0
     precision: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for path in args.records:
-        for record in current(records(path), nlp, True, True):
+        for record in recorded(path, nlp):
             run = ReaderRun.replay(reader, record)
             gold = record["gold"]
             shown = [a.text for a in run.found]

@@ -11,13 +11,14 @@ import argparse
 from pathlib import Path
 from unittest import mock
 
-from ambigdemo.building.train_verifier import current, records
 from ambigdemo.config import VERIFIERS
 from ambigdemo.evaluation.readings import right
 from ambigdemo.runtimes.nlp import load_spacy
 from ambigdemo.stages.answers import names_subject
 from ambigdemo.stages.reader import LlmReader, ReaderRun
 from ambigdemo.stages.reader.verifier import Verifier
+
+from in_domain import recorded
 
 
 def main() -> None:
@@ -29,7 +30,7 @@ def main() -> None:
     reader = LlmReader(None, verifier=score, also_titles=score.also_titles < 1.0, also_branches=score.also_branches < 1.0)
     nlp, listed, folded = load_spacy(), 0, 0
     for path in args.records:
-        for record in current(records(path), nlp, True, True):
+        for record in recorded(path, nlp):
             run = ReaderRun.replay(reader, record)
             by_id = {p.id: p for p in run.passages}
             for a in run.also:
