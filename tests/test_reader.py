@@ -383,6 +383,53 @@ def test_the_items_a_list_is_written_with_are_its_other_names(pipeline, answer, 
     assert written_list(answer, Passage("x", "x", text), pipeline.heuristic.nlp) == others
 
 
+@pytest.mark.parametrize(
+    "title, answer, text, others",
+    [
+        ("Medina", "al-Madinah al-Munawwarah", "Medina, officially al-Madinah al-Munawwarah, also known as al-Madinah "
+         "an-Nabawiyyah and Taybah, is the capital of Medina Province.", ["al-Madinah an-Nabawiyyah", "Taybah"]),
+        ("Gear", "toothed wheel", "A gear or gearwheel, also called a toothed wheel, is a rotating machine part.",
+         ["gearwheel"]),
+        ("Herat", "Harat", "Herat, also written as Harat or Hirat, and historically known as Haraiva, is a city in "
+         "western Afghanistan.", ["Hirat", "Haraiva"]),
+        ("Tao Yuanming", "Tao Qian", "Tao Yuanming, also known as Tao Qian (\u9676\u6f5c), courtesy name Yuanliang "
+         "(\u5143\u4eae), was a Chinese poet.", ["Yuanliang"]),  # brackets skipped, a kind of name
+        ("Jackie Chan", "Fang Shilong", "Chan Kong-sang, also known as Fang Shilong and known professionally as Jackie "
+         "Chan and Sing Lung, is a Hong Kong martial artist.", ["Chan Kong-sang", "Sing Lung"]),  # the title is no other name
+        ("Lumber", "timber", "Lumber, also called timber or fine wood in the United Kingdom, Australia, and New "
+         "Zealand, is wood that has been processed.", ["fine wood"]),  # a place qualifies the last name
+        ("First-order logic", "predicate logic", "In mathematics, philosophy, linguistics, and computer science, "
+         "first-order logic, also called predicate logic or predicate calculus, is a type of formal system.",
+         ["predicate calculus"]),  # an adverbial before the subject
+        ("Herat", "Herat", "Herat, also written as Harat or Hirat, is a city.", []),  # the subject itself
+        ("Ural", "Danube", "The Ural, also known as the Yaik, is the third-longest river in Europe after the Volga and "
+         "the Danube.", []),  # not one of the subject's names
+        ("Lamb", "hogget", "Lamb, hogget, and mutton are the meat of domestic sheep.", []),  # a list, no naming word
+        ("Jupiter", "Jove", "In ancient Roman religion and mythology, Jupiter, also known as Jove, is the god of the sky.",
+         []),
+    ],
+)
+def test_the_other_names_a_lead_gives_its_subject_are_read_beside_one_of_them(title, answer, text, others):
+    """A lead opens with its subject's names, joined by commas, "and" or "or" after words that name them
+    (:func:`select.names_given`); a reply that is one of them, not the subject's title, gives the others."""
+    from ambigdemo.stages.reader.select import names_given
+
+    assert names_given(answer, Passage(f"{title}#0", title, text)) == others
+
+
+def test_a_lead_s_other_names_for_its_subject_are_read_only_when_the_question_names_that_subject(pipeline):
+    """``other_names`` adds the lead's other names (:func:`select.names_given`) to a reply asked of the passage's
+    subject: not to a reply about something else the lead names."""
+    from ambigdemo.stages.reader.select import other_names
+
+    passage = Passage("Medina#0", "Medina", "Medina, officially al-Madinah al-Munawwarah, also known as Taybah, is the "
+                      "capital of Medina Province in the Hejaz region of Saudi Arabia.")
+    nlp = pipeline.heuristic.nlp
+    assert other_names(Question.of("What is Medina also known as?"), "al-Madinah al-Munawwarah", passage, nlp) == ["Taybah"]
+    assert other_names(Question.of("Which city is the capital of the province in the Hejaz?"), "al-Madinah al-Munawwarah",
+                       passage, nlp) == []
+
+
 def test_a_list_s_other_names_are_read_from_the_parse_where_the_entity_tags_miss_them(pipeline):
     """``other_names`` reads the entity runs first, then the parse's items, each name once."""
     from ambigdemo.stages.reader.select import other_names

@@ -11,7 +11,7 @@ from ambigdemo.stages.answers import bare_title, echoes_question, is_name_of, sa
 from ambigdemo.stages.question import PLACE, Question
 from ambigdemo.stages.reader.recall import parse_reply
 from ambigdemo.stages.reader.verify import in_own_words, occurs_in, ranks, rejection, stating, titled
-from ambigdemo.text import list_items, mentions, normalize_answer
+from ambigdemo.text import list_items, mentions, normalize_answer, split_sentences
 from ambigdemo.types import Answer, Passage
 
 LIST_GAP = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))\s*")
@@ -27,6 +27,25 @@ MEASURES = frozenset({"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT"
 JOINT_POS = frozenset({"PUNCT", "CCONJ", "DET", "NOUN", "ADJ", "ADP", "ADV", "PROPN"})  # the words a list's joint may hold
 YEAR_AFTER = re.compile(r",?\s+\d{3,4}")  # what follows a date's day and month: its year
 RANGE_GAP = re.compile(r"\s*(?:[\u2013\u2014-]|\b(?:to|until|till|through)\b(?:\s+[a-z]+){0,4})\s*")
+# The words a lead's opening joins its subject's names with: "Medina, officially al-Madinah al-Munawwarah, also known as
+# al-Madinah an-Nabawiyyah and Taybah, is ...", "A gear or gearwheel, also called a toothed wheel, is ...", "Tao
+# Yuanming, also known as Tao Qian, courtesy name Yuanliang, was ..."
+_NAMING_ADVERB = (r"(?:also|officially|formally|formerly|historically|commonly|popularly|sometimes|colloquially|originally|"
+                  r"previously|alternatively|locally|traditionally|informally|simply|professionally|widely|later|often|usually|"
+                  r"posthumously|best|better|otherwise|most|more|eponymously)")
+_NAMING_VERB = (r"(?:known|called|written|spelled|spelt|named|referred\s+to|romani[sz]ed|transliterated|styled|titled|born|"
+                r"surnamed|nicknamed|rendered)")
+_NAME_NOUN = r"(?:courtesy|art|pen|stage|birth|given|regnal|posthumous|temple|native|full|official)\s+name"
+_NAMING = (rf"(?:(?:{_NAMING_ADVERB}\s+)*{_NAMING_VERB}(?:\s+{_NAMING_ADVERB})?(?:\s+as)?|{_NAME_NOUN}|"
+           rf"(?:officially|formally|formerly|historically|originally))")
+NAMES_JOINT = re.compile(
+    rf"\s*(?:,\s*(?:(?:and|or)\s+)?|\s(?:and|or)\s+|\s+(?={_NAMING}\s))(?:{_NAMING_ADVERB}\s+)*"
+    rf"(?:{_NAMING_VERB}(?:\s+{_NAMING_ADVERB})?(?:\s+as)?\s+)?(?:by\s+(?:his|her|its|their)\s+)?(?:{_NAME_NOUN}\s+)?"
+    rf"(?:(?:the|a|an)\s+)?", re.I)
+NAMING = re.compile(rf"\b{_NAMING}\b", re.I)
+OPENING_VERB = re.compile(r"(?:\s|,|[\u2013\u2014])\s*(?:is|was|are|were)\s")
+ADVERBIAL = re.compile(r"^(?:in|at|on|during|after|before|from|for|with|by|under|since|while|when|although|though|as)\b", re.I)
+QUALIFIED = re.compile(r"\s+(?:in|by|among|from|for|after|during|until|since|at)\s+.*$")
 
 
 def shown_as(question: Question, answer: str, passage: Passage, nlp) -> str:
@@ -106,6 +125,41 @@ def listed_with(answer: str, passage: Passage, nlp) -> str:
     return answer
 
 
+def names_given(answer: str, passage: Passage) -> list[str]:
+    """The other names a lead's opening gives its subject, when ``answer`` is one of them and not its title: "al-Madinah
+    an-Nabawiyyah" and "Taybah" for "al-Madinah al-Munawwarah" in "Medina, officially al-Madinah al-Munawwarah, also
+    known as al-Madinah an-Nabawiyyah and Taybah, is the capital ...". The names run from the subject to the first
+    sentence's verb, joined by commas, "and" or "or", each perhaps after words that name it ("also known as",
+    "formerly", "courtesy name"), at least one such word among them; brackets are skipped, an adverbial before the
+    subject ("In ancient Roman religion and mythology, Jupiter ...") is not a name, and a name qualified by a place or a time ("timber in the United Kingdom") is the last one."""
+    sentences = split_sentences(passage.text)
+    opening = re.sub(r"\s*\([^()]*\)", "", re.sub(r"\s*\([^()]*\)", "", sentences[0])) if sentences else ""
+    verb = OPENING_VERB.search(opening)
+    title = bare_title(passage.title)
+    if verb is None or normalize_answer(answer) == normalize_answer(title):
+        return []
+    head = opening[: verb.start()]
+    if ADVERBIAL.match(head):
+        at = head.lower().find(title.lower())
+        if at < 0:
+            return []
+        head = head[at:]
+    if not NAMING.search(head):
+        return []
+    names = []
+    for item in NAMES_JOINT.split(head):
+        name = QUALIFIED.sub("", item).strip(" \"'\u201c\u201d")
+        if name and len(name.split()) <= 6:
+            names.append(name)
+        if name != item.strip(" \"'\u201c\u201d"):
+            break
+    key = normalize_answer(answer)
+    if not any(normalize_answer(n) == key for n in names):
+        return []
+    return [n for n in dict.fromkeys(names) if normalize_answer(n) != key and not is_name_of(title, n)
+            and normalize_answer(n) != normalize_answer(title)]
+
+
 def siblings(answer: str, passage: Passage, nlp) -> list[str]:
     """The other items of the list the passage names ``answer`` in, in a sentence stating it: "France", "Germany",
     "Austria" and "Liechtenstein" for "Italy" in "bordered by Italy to the south, France to the west, Germany to the
@@ -133,9 +187,10 @@ def siblings(answer: str, passage: Passage, nlp) -> list[str]:
 
 
 def other_names(question: Question, answer: str, passage: Passage, nlp) -> list[str]:
-    """The other names of the list a reply's ``answer`` is named in (:func:`siblings`, :func:`coordinated`, then
-    :func:`written_list`) that its passage grounds; for a reply the passage states only apart, the names it coordinates
-    (:func:`stated_apart`).
+    """Asked of the passage's subject, the other names its lead gives that subject (:func:`names_given`), then the other
+    names of the list a reply's ``answer`` is named in (:func:`siblings`, :func:`coordinated`, then
+    :func:`written_list`), each that its passage grounds and once ("spirits of salt" before the parse's "spirits"); for
+    a reply the passage states only apart, the names it coordinates (:func:`stated_apart`).
     None when the question ranks ("the largest", "the fourth", "the first": it asks for one), or when the passage does
     not ground the answer or its names."""
     if ranks(question.text):
@@ -143,7 +198,8 @@ def other_names(question: Question, answer: str, passage: Passage, nlp) -> list[
     if rejection(question, answer, passage) is not None:
         return stated_apart(question, answer, passage)
     names: list[str] = []
-    for name in siblings(answer, passage, nlp) + coordinated(answer, passage, nlp) + written_list(answer, passage, nlp):
+    given = names_given(answer, passage) if echoes_question(bare_title(passage.title), question) else []
+    for name in given + siblings(answer, passage, nlp) + coordinated(answer, passage, nlp) + written_list(answer, passage, nlp):
         key = normalize_answer(name)
         if not any(same_answer(key, normalize_answer(n)) for n in names) and rejection(question, name, passage) is None:
             names.append(name)
