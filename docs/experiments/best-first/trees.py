@@ -7,7 +7,7 @@ its p mixed with each ``--shares`` share of the trees' (``verifier.fit_trees``, 
 ``first:further:listed`` with the bar of a name listed with a reading). With ``--checks DIR`` it also replays the
 sets recorded in DIR (not fitted on) under the same fit on every set, at each bar. ``--leave A,B`` leaves out only
 those sets in turn (each fitted on every other set) and prints each apart. ``--features`` adds features to the
-shipped score's, one variant each (``""``: none). Every record is related as today's code relates it (``current``).
+shipped score's, one variant each (``""``: none); ``--rows FILE`` writes each left-out question's readings and "also". Every record is related as today's code relates it (``current``).
 
     PYTHONPATH=.:docs/experiments/best-first python docs/experiments/best-first/trees.py /tmp/train.features.json \\
         docs/results/verifier-1.5b/sets --bars 0.65:0.85,0.65:0.9 --shares 0 0.3 0.5 1 --checks docs/results/verifier-1.5b/checks
@@ -43,6 +43,7 @@ def main() -> None:
     ap.add_argument("--checks", type=Path, help="recorded sets replayed under fits on every set")
     ap.add_argument("--features", nargs="*", default=[""], help="features added to the shipped score's, one variant each")
     ap.add_argument("--leave", help="only these sets (comma-separated) are left out in turn, each printed apart; the rest are always fitted on")
+    ap.add_argument("--rows", type=Path, help="also write each left-out question's readings and \"also\" to this JSON-lines file")
     args = ap.parse_args()
     shipped = Verifier.load(VERIFIERS["1.5b"])
     train_rows, train_labels = labelled(json.loads(args.train.read_text(encoding="utf-8")))
@@ -65,6 +66,10 @@ def main() -> None:
         for first, further, listed, *_ in bars:
             bar = {**{k: getattr(shipped, k) for k in READING}, "threshold": first, "more": further, "listed": listed}
             per = {held: replay_rows(replace(fits[held], **bar), sets[held]) for held in leave}
+            if args.rows:
+                with args.rows.open("a", encoding="utf-8") as f:
+                    f.writelines(json.dumps({"fit": name, "bars": [first, further, listed], "set": held, **row}, ensure_ascii=False) + "\n"
+                                 for held in leave for row in per[held])
             for held in leave if args.leave else []:
                 print(line(f"{name} {first}:{further}:{listed} {held}", per[held]), flush=True)
             out = [row for rows in per.values() for row in rows]
