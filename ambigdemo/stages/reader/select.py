@@ -43,6 +43,7 @@ NAMES_JOINT = re.compile(
     rf"(?:{_NAMING_VERB}(?:\s+{_NAMING_ADVERB})?(?:\s+as)?\s+)?(?:by\s+(?:his|her|its|their)\s+)?(?:{_NAME_NOUN}\s+)?"
     rf"(?:(?:the|a|an)\s+)?", re.I)
 NAMING = re.compile(rf"\b{_NAMING}\b", re.I)
+BRACKETED = re.compile(r"\s*\([^()]*\)")
 OPENING_VERB = re.compile(r"(?:\s|,|[\u2013\u2014])\s*(?:is|was|are|were)\s")
 ADVERBIAL = re.compile(r"^(?:in|at|on|during|after|before|from|for|with|by|under|since|while|when|although|though|as)\b", re.I)
 QUALIFIED = re.compile(r"\s+(?:in|by|among|from|for|after|during|until|since|at)\s+.*$")
@@ -131,9 +132,10 @@ def names_given(answer: str, passage: Passage) -> list[str]:
     known as al-Madinah an-Nabawiyyah and Taybah, is the capital ...". The names run from the subject to the first
     sentence's verb, joined by commas, "and" or "or", each perhaps after words that name it ("also known as",
     "formerly", "courtesy name"), at least one such word among them; brackets are skipped, an adverbial before the
-    subject ("In ancient Roman religion and mythology, Jupiter ...") is not a name, and a name qualified by a place or a time ("timber in the United Kingdom") is the last one."""
+    subject ("In ancient Roman religion and mythology, Jupiter ...") is not a name, and a name qualified by a place or a
+    time ("timber in the United Kingdom") is the last one."""
     sentences = split_sentences(passage.text)
-    opening = re.sub(r"\s*\([^()]*\)", "", re.sub(r"\s*\([^()]*\)", "", sentences[0])) if sentences else ""
+    opening = BRACKETED.sub("", BRACKETED.sub("", sentences[0])) if sentences else ""  # a bracket within a bracket too
     verb = OPENING_VERB.search(opening)
     title = bare_title(passage.title)
     if verb is None or normalize_answer(answer) == normalize_answer(title):
