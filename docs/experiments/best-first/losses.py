@@ -7,8 +7,8 @@ before scoring (with the first words of its reason); named in a passage read but
 
     PYTHONPATH=.:docs/experiments/best-first python docs/experiments/best-first/losses.py docs/results/verifier-1.5b/test/readings-heldout-19.jsonl
 
-``--show STAGE`` also prints each question whose needed answer stops at a stage starting with STAGE, with what it
-shows.
+``--score FILE`` replays another score file (a previous release's). ``--show STAGE`` also prints each question whose
+needed answer stops at a stage starting with STAGE, with what it shows.
 """
 
 import argparse
@@ -40,8 +40,8 @@ def stage(record: dict, gold: list[str], shown: list[str], also: list[str]) -> s
     return "named in a passage read, not replied" if any(normalize_answer(n) in read for n in gold) else "in no passage read"
 
 
-def main(paths: list[Path], show: str | None) -> None:
-    score, nlp = Verifier.load(VERIFIERS["1.5b"]), load_spacy()
+def main(paths: list[Path], show: str | None, score_file: Path) -> None:
+    score, nlp = Verifier.load(score_file), load_spacy()
     reader = LlmReader(None, verifier=score, also_titles=score.also_titles < 1.0, also_branches=score.also_branches < 1.0, nlp=nlp)
     counts: Counter[str] = Counter()
     for path in paths:
@@ -60,5 +60,6 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("records", nargs="+", type=Path)
     ap.add_argument("--show", help="print the questions whose needed answer stops at a stage starting with this")
+    ap.add_argument("--score", type=Path, default=VERIFIERS["1.5b"], help="the score file replayed (default: the shipped 1.5B's)")
     args = ap.parse_args()
-    main(args.records, args.show)
+    main(args.records, args.show, args.score)
