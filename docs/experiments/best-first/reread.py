@@ -34,10 +34,11 @@ def main() -> None:
     for name, questions in wanted.items():
         path = next(d / f"{name}.jsonl" for d in args.records if (d / f"{name}.jsonl").exists())
         lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        gold = {r["question"]: r["gold"] for r in records(path)}
+        recorded = [json.loads(line) for line in lines]
+        gold = {r["question"]: r["gold"] for r in recorded}
         new = {r["question"]: json.dumps(r, ensure_ascii=False) for r in records(record_reading(
             app, pipeline.retriever, [(q, gold[q]) for q in questions], args.work / f"{name}.jsonl", config.top_k, desc=name))}
-        swapped = [new.get(clean_question(json.loads(line)["question"]), line) for line in lines]
+        swapped = [new.get(clean_question(r["question"]), line) for r, line in zip(recorded, lines)]
         replace_text(path, "".join(line + "\n" for line in swapped))
         print(f"{name}: {len(questions)} of {len(lines)} questions read again")
 

@@ -7,7 +7,8 @@ its p mixed with each ``--shares`` share of the trees' (``verifier.fit_trees``, 
 ``first:further:listed`` with the bar of a name listed with a reading). With ``--checks DIR`` it also replays the
 sets recorded in DIR (not fitted on) under the same fit on every set, at each bar. ``--leave A,B`` leaves out only
 those sets in turn (each fitted on every other set) and prints each apart. ``--features`` adds features to the
-shipped score's, one variant each (``""``: none); ``--rows FILE`` writes each left-out question's readings and "also". Every record is related as today's code relates it (``current``).
+shipped score's, one variant each (``""``: none); ``--rows FILE`` writes each left-out question's readings and
+"also". Every record is related as today's code relates it (``current``).
 
     PYTHONPATH=.:docs/experiments/best-first python docs/experiments/best-first/trees.py /tmp/train.features.json \\
         docs/results/verifier-1.5b/sets --bars 0.65:0.85,0.65:0.9 --shares 0 0.3 0.5 1 --checks docs/results/verifier-1.5b/checks
