@@ -47,6 +47,7 @@ BRACKETED = re.compile(r"\s*\([^()]*\)")
 OPENING_VERB = re.compile(r"(?:\s|,|[\u2013\u2014])\s*(?:is|was|are|were)\s")
 ADVERBIAL = re.compile(r"^(?:in|at|on|during|after|before|from|for|with|by|under|since|while|when|although|though|as)\b", re.I)
 QUALIFIED = re.compile(r"\s+(?:in|by|among|from|for|after|during|until|since|at)\s+.*$")
+QUOTES = " \"'\u201c\u201d"  # what a name's ends may carry besides it
 
 
 def shown_as(question: Question, answer: str, passage: Passage, nlp) -> str:
@@ -138,7 +139,8 @@ def names_given(answer: str, passage: Passage) -> list[str]:
     opening = BRACKETED.sub("", BRACKETED.sub("", sentences[0])) if sentences else ""  # a bracket within a bracket too
     verb = OPENING_VERB.search(opening)
     title = bare_title(passage.title)
-    if verb is None or normalize_answer(answer) == normalize_answer(title):
+    key, title_key = normalize_answer(answer), normalize_answer(title)
+    if verb is None or key == title_key:
         return []
     head = opening[: verb.start()]
     if ADVERBIAL.match(head):
@@ -150,16 +152,15 @@ def names_given(answer: str, passage: Passage) -> list[str]:
         return []
     names = []
     for item in NAMES_JOINT.split(head):
-        name = QUALIFIED.sub("", item).strip(" \"'\u201c\u201d")
+        whole, name = item.strip(QUOTES), QUALIFIED.sub("", item).strip(QUOTES)
         if name and len(name.split()) <= 6:
             names.append(name)
-        if name != item.strip(" \"'\u201c\u201d"):
+        if name != whole:
             break
-    key = normalize_answer(answer)
-    if not any(normalize_answer(n) == key for n in names):
+    keys = {n: normalize_answer(n) for n in names}
+    if key not in keys.values():
         return []
-    return [n for n in dict.fromkeys(names) if normalize_answer(n) != key and not is_name_of(title, n)
-            and normalize_answer(n) != normalize_answer(title)]
+    return [n for n, k in keys.items() if k not in (key, title_key) and not is_name_of(title, n)]
 
 
 def siblings(answer: str, passage: Passage, nlp) -> list[str]:
