@@ -10,6 +10,7 @@ differs, with the names it gains (``+`` when one names a gold reading) and loses
 
 import argparse
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from ambigdemo.building.train_verifier import records
@@ -20,15 +21,19 @@ from ambigdemo.stages.reader.select import other_names
 from ambigdemo.types import Passage
 
 
-def differences(record: dict, nlp) -> list[tuple[list[str], list[str]]]:
-    """(names gained, names lost) for each passage of one recorded question whose other names differ now."""
+def replies(record: dict) -> Iterator[tuple[Question, dict, Passage]]:
+    """One recorded question's likeliest replies, each with the question and the passage it was read from."""
     question = Question.of(record["question"])
     read = {p["id"]: Passage(**p) for p in record["passages"]}
-    out = []
     for c in record["candidates"]:
-        passage = read.get(c["passage"])
-        if not c["likeliest"] or passage is None:
-            continue
+        if c["likeliest"] and c["passage"] in read:
+            yield question, c, read[c["passage"]]
+
+
+def differences(record: dict, nlp) -> list[tuple[list[str], list[str]]]:
+    """(names gained, names lost) for each passage of one recorded question whose other names differ now."""
+    out = []
+    for question, c, passage in replies(record):
         now = other_names(question, c["text"], passage, nlp)
         then = [x["text"] for x in record["candidates"] if x["passage"] == passage.id and x.get("sibling")]
         if now != then:
