@@ -366,8 +366,17 @@ def test_the_items_a_sentence_coordinates_with_the_answer_are_its_list_s_other_n
         ("Sons and Lovers", "Four of his most famous novels \u2013 Sons and Lovers (1913), The Rainbow (1915), Women in "
          "Love (1920), and Lady Chatterley's Lover (1928) \u2013 were the subject of censorship trials.",
          ["The Rainbow", "Women in Love", "Lady Chatterley's Lover"]),  # a year in brackets after each title
+        ("Sons and Lovers", "Four of his most famous novels\xa0\u2013 Sons and Lovers\n(1913), The Rainbow (1915), and Women in "
+         "Love (1920).", ["The Rainbow", "Women in Love"]),  # a line break and a no-break space inside the list
         ("rook", "The species commonly seen in Europe are the carrion crow, hooded crow, common raven, and rook.",
          ["common raven", "hooded crow", "carrion crow"]),  # the answer closes the list
+        ("carrion crow", "The species commonly seen in Europe are the carrion crow, hooded crow, common raven, and rook; "
+         "those found later were named for their size.", ["hooded crow", "common raven", "rook"]),  # "rook" tagged a verb
+        ("aubergine", "It is known by a number of names, including eggplant, aubergine, and brinjal.",
+         ["eggplant", "brinjal"]),  # "brinjal" tagged an adverb
+        ("First World War", "He served in the First World War, the Irish War of Independence, and the Second World War.",
+         ["Irish War of Independence", "Second World War"]),  # an ordinal opens a name: no number
+        ("rice", "He ate rice, beans and slept.", []),  # a past verb closes a clause, not the list
         ("Lamb", "Lamb, hogget, and mutton are the meat of domestic sheep.", ["hogget", "mutton"]),  # opens the sentence
         ("Russian", "Marc Chagall was a Russian and French artist.", ["French"]),
         ("Vienna", "He was born in Vienna and Hitler moved there later.", []),  # "and" joins clauses
@@ -466,6 +475,30 @@ def test_no_other_names_are_read_for_a_superlative_or_an_ungrounded_answer(pipel
     assert other_names(Question.of("What is the largest country bordering Mongolia?"), "Russia", passage, nlp) == []
     assert other_names(Question.of("Which country was the second to border Mongolia?"), "Russia", passage, nlp) == []
     assert other_names(Question.of("Which countries border Mongolia?"), "Kazakhstan", passage, nlp) == []
+    assert other_names(Question.of("Which are the largest countries bordering Mongolia?"), "Russia", passage, nlp) == ["China"]
+
+
+@pytest.mark.parametrize(
+    "question, several",
+    [
+        ("What are D. H. Lawrence's most famous novels?", True),  # a plural copula
+        ("Who were the first to state the ideal gas law?", True),
+        ("Which countries grow the most sesame?", True),  # a plural noun after the question word
+        ("In which cities did Leonhard Euler spend most of his adult life?", True),
+        ("Which two rivers are the longest?", True),
+        ("What is the most widely grown crop?", False),
+        ("What's the largest city in Texas?", False),
+        ("Which pharaoh had the longest reign?", False),
+        ("Who won the most Grammys?", False),  # the question word is the verb's subject
+        ("Name the largest city in China.", False),  # no question word
+    ],
+)
+def test_a_question_asks_for_several_things_when_its_number_is_plural(pipeline, question, several):
+    """A ranking question still asks for a list when it is plural ("the most famous novels"): the list's other names
+    are read for it (:func:`select.asks_several`)."""
+    from ambigdemo.stages.reader.select import asks_several
+
+    assert asks_several(Question.of(question), pipeline.heuristic.nlp) is several
 
 
 @pytest.mark.parametrize(

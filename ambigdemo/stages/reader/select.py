@@ -194,9 +194,9 @@ def other_names(question: Question, answer: str, passage: Passage, nlp) -> list[
     names of the list a reply's ``answer`` is named in (:func:`siblings`, :func:`coordinated`, then
     :func:`written_list`), each that its passage grounds and once ("spirits of salt" before the parse's "spirits"); for
     a reply the passage states only apart, the names it coordinates (:func:`stated_apart`).
-    None when the question ranks ("the largest", "the fourth", "the first": it asks for one), or when the passage does
-    not ground the answer or its names."""
-    if ranks(question.text):
+    None when the question ranks and asks for one ("the largest", "the fourth", "the first"; :func:`asks_several`), or
+    when the passage does not ground the answer or its names."""
+    if ranks(question.text) and not asks_several(question, nlp):
         return []
     if rejection(question, answer, passage) is not None:
         return stated_apart(question, answer, passage)
@@ -207,6 +207,26 @@ def other_names(question: Question, answer: str, passage: Passage, nlp) -> list[
         if not any(same_answer(key, normalize_answer(n)) for n in names) and rejection(question, name, passage) is None:
             names.append(name)
     return names
+
+
+PLURAL_COPULA = frozenset({"are", "were", "'re"})
+
+
+def asks_several(question: Question, nlp) -> bool:
+    """Whether the question asks for several things, as its grammatical number reads: the first noun after its question
+    word is plural ("Which countries grow the most sesame?"), or a plural copula follows it ("What are D. H. Lawrence's
+    most famous novels?", "Who were the first to ..."). False for a singular one, a question word that is its verb's
+    subject ("Who led the first ..."), no question word, or no ``nlp``."""
+    if nlp is None:
+        return False
+    doc = nlp(question.text)
+    wh = next((t for t in doc if t.tag_ in ("WDT", "WP", "WP$")), None)
+    for token in doc[wh.i + 1 :] if wh is not None else ():
+        if token.pos_ in ("NOUN", "PROPN"):
+            return "Plur" in token.morph.get("Number")
+        if token.pos_ in ("AUX", "VERB"):
+            return token.lower_ in PLURAL_COPULA
+    return False
 
 
 def stated_apart(question: Question, answer: str, passage: Passage) -> list[str]:
@@ -270,8 +290,9 @@ def written_list(answer: str, passage: Passage, nlp) -> list[str]:
 
 
 def _stated_spans(answer: str, passage: Passage, read):
-    """The span of ``answer`` in the doc ``read`` makes of each of the first two sentences stating it."""
-    for sentence in stating(answer, passage)[:2]:
+    """The span of ``answer`` in the doc ``read`` makes of each of the first two sentences stating it, its whitespace
+    read as single spaces (a line break or a no-break space inside a list is no joint of it)."""
+    for sentence in (" ".join(s.split()) for s in stating(answer, passage)[:2]):
         at = re.search(rf"(?<!\w){re.escape(answer)}(?!\w)", sentence)
         doc = read(sentence) if at else None
         span = doc.char_span(at.start(), at.end(), alignment_mode="expand") if doc is not None else None
@@ -305,6 +326,8 @@ def _written_items(doc, i: int, step: int, shape: _Shape) -> tuple[list[tuple[in
         if not joint or closing and step == -1 and items:
             return items, closed
         item = _written_item(doc, _past_bracket(doc, i, step), step, shape)
+        if item is None and closing and step == 1:
+            item = _closing_word(doc, i, shape)
         if item is None:
             return items, closed
         items.append(item)
@@ -348,11 +371,31 @@ def _written_item(doc, i: int, step: int, shape: _Shape) -> tuple[int, int] | No
     while lo < hi and (doc[hi - 1].lower_ in LIST_WORDS or capped and not doc[hi - 1].text[:1].isupper()):
         hi -= 1
     words = doc[lo:hi]
-    if not 0 < len(words) <= 5 or words[-1].pos_ not in ("NOUN", "PROPN", "ADJ") or any(t.like_num for t in words):
+    if not 0 < len(words) <= 5 or words[-1].pos_ not in ("NOUN", "PROPN", "ADJ") or any(_number(t) for t in words):
         return None
     if words[-1].pos_ == "ADJ" and not adjective:  # "interdependence of economic, social and ..." ends no noun
         return None
     return (lo, hi) if not proper or words[0].text[:1].isupper() else None
+
+
+def _number(token) -> bool:
+    """Whether ``token`` is a number ("1913", "three"), not an ordinal that opens a name ("Second World War")."""
+    return token.pos_ == "NUM" or token.text[:1].isdigit()
+
+
+# The tags the tagger gives a rare noun it reads out of place: a base or present verb ("and rook;"), an adverb ("and
+# brinjal."), a foreign or unknown word
+MISREAD_NOUN = frozenset({"VB", "VBP", "RB", "FW", "XX"})
+
+
+def _closing_word(doc, i: int, shape: _Shape) -> tuple[int, int] | None:
+    """The last item of a list of common nouns when the tagger misreads it: one lowercase word after the closing "and"
+    or "or", directly before a full stop, semicolon or colon, tagged as :data:`MISREAD_NOUN` ("the carrion crow, hooded
+    crow, common raven, and rook;"); None else."""
+    if shape.proper or not 0 <= i < len(doc) - 1 or doc[i + 1].text not in (".", ";", ":"):
+        return None
+    word = doc[i]
+    return (i, i + 1) if word.is_alpha and word.is_lower and not word.is_stop and word.tag_ in MISREAD_NOUN else None
 
 
 def _item_word(token, proper: bool, lower: bool) -> bool:
