@@ -369,6 +369,25 @@ def test_evidence_paragraph_single_answer(by_id):
     assert evidence_paragraph(OBAMA_Q, [], passages) == ""
 
 
+@pytest.mark.parametrize("rewritten", [False, True])
+def test_answers_no_rewrite_tells_apart_are_named_in_one_sentence(rewritten):
+    """Readings shown under the question as asked are named together, not each after "If the question is" and the same
+    question; a rewritten reading keeps its own sentence."""
+    question = "What were the first Nobel Prize categories?"
+    passage = Passage("Nobel Prize#0", "Nobel Prize", "The original Nobel Prizes covered five fields: physics, chemistry, "
+                      "physiology or medicine, literature, and peace.")
+    first = "What were the first Nobel Prize categories in science?" if rewritten else question
+    interps = [Interpretation(q, a, [passage.id], 0.9, Edit()) for q, a in
+               [(first, "physics"), (question, "chemistry"), (question, "literature")]]
+    text = evidence_paragraph(question, interps, [passage])
+    assert check_paragraph(text, interps, [passage]) is None
+    assert f"If the question is \u201c{question}\u201d" not in text
+    assert ("If the question is \u201cWhat were the first Nobel Prize categories in science?\u201d, the answer is physics [1]."
+            in text) is rewritten
+    assert text.endswith("also name chemistry [1] and literature [1]." if rewritten else
+                         "The passages name physics [1], chemistry [1] and literature [1].")
+
+
 def test_check_paragraph_rejects(ambiguous):
     question, interps, passages = ambiguous
     good = evidence_paragraph(question, interps, passages)

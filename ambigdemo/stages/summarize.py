@@ -57,8 +57,15 @@ def evidence_paragraph(question: str, interpretations: list[Interpretation], pas
         i = interpretations[0]
         return f"The answer to \u201c{question.strip()}\u201d is {i.answer} {cite(i)}."
     parts = [f"\u201c{question.strip()}\u201d has {len(interpretations)} plausible answers, depending on what is meant {cite(interpretations[0])}."]
+    asked = normalize_answer(question)
+    as_asked = [i for i in interpretations if normalize_answer(i.question) == asked]
     for i in interpretations:
-        parts.append(f"If the question is \u201c{i.question}\u201d, the answer is {i.answer} {cite(i)}.")
+        if i not in as_asked:
+            parts.append(f"If the question is \u201c{i.question}\u201d, the answer is {i.answer} {cite(i)}.")
+    if as_asked:  # no rewrite tells them apart: one sentence names them, not one "If the question is" each
+        named = [f"{i.answer} {cite(i)}" for i in as_asked]
+        listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+        parts.append(f"{'Read as asked, the passages also name' if len(as_asked) < len(interpretations) else 'The passages name'} {listed}.")
     return " ".join(parts)
 
 
