@@ -345,6 +345,8 @@ def test_the_other_names_of_a_list_are_found_beside_the_answer(pipeline, answer,
          ["Brazil", "Angola", "Mozambique", "Cape Verde", "Guinea-Bissau", "São Tomé", "Príncipe"]),  # a hyphen's words
         ("Hahn", "In 1938, Hahn, Meitner and Fritz Strassmann discovered nuclear fission.", ["Meitner", "Fritz Strassmann"]),
         ("Paris", "He was born in Paris and died in London.", []),  # a verb's coordination, not a list of places
+        ("charcoal", "It consists of a mixture of sulfur, charcoal, and potassium nitrate (saltpeter).",
+         ["sulfur", "potassium nitrate"]),  # a bracket the item opens but does not close is cut
         ("1494", "The Italian Wars were fought from 1494 to 1559 and in 1600.", []),  # measures are not listed
     ],
 )

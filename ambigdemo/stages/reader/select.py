@@ -475,7 +475,13 @@ def _item(token, proper: bool) -> str:
     kept = [token.i] + [t.i for c in token.children if c.dep_ in ITEM_DEPS and c.i < token.i for t in c.subtree]
     lo, hi = min(kept), max(kept)
     words = doc[lo : hi + 1]
-    return "" if any(t.pos_ in ("PROPN", "PRON", "NUM") for t in words) else words.text
+    return "" if any(t.pos_ in ("PROPN", "PRON", "NUM") for t in words) else _unbracketed(words.text)
+
+
+def _unbracketed(item: str) -> str:
+    """A list item cut before a bracket it opens but does not close ("potassium nitrate (saltpeter" of "potassium
+    nitrate (saltpeter)." -> "potassium nitrate")."""
+    return item[: item.index("(")].rstrip() if item.count("(") > item.count(")") else item
 
 
 def _named_word(token) -> bool:
