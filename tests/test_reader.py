@@ -555,6 +555,24 @@ def test_an_answer_is_not_shown_by_a_name_that_only_repeats_the_question(pipelin
     assert shown_as(Question.of("What is the capital of Aceh?"), "Banda Aceh", passages["Aceh#0"], nlp) == "Banda Aceh"
 
 
+def test_a_part_of_a_name_the_question_writes_is_no_repeat(pipeline):
+    """An answer made of the question's words repeats it only where it names what the question names: "Kano" for the
+    capital of Kano State, "Guatemala City" for Guatemala's largest city and "the Enlightenment" for the Age of
+    Enlightenment's other names pass; "Bolivia" for the capital of Bolivia and "Turing" (the name's head) for Alan
+    Turing's doctoral advisor do not."""
+    from ambigdemo.stages.reader.verify import rejection
+
+    passages = {p.id: p for p in pipeline.retriever.index.passages}
+    kept = [("What is the capital of Kano State?", "Kano", "Kano (city)#0"),
+            ("What is the largest city of Guatemala?", "Guatemala City", "Guatemala City#0"),
+            ("What was the Age of Enlightenment also called?", "the Enlightenment", "Age of Enlightenment#0")]
+    for question, answer, passage in kept:
+        assert rejection(Question.of(question), answer, passages[passage]) is None, answer
+    assert rejection(Question.of("What is the capital of Bolivia?"), "Bolivia", passages["Bolivia#0"]) == "repeats the question"
+    turing = Question.of("Who was Alan Turing's doctoral advisor?")
+    assert rejection(turing, "Turing", passages["Alan Turing#0"]) == "repeats the question"
+
+
 def test_the_model_reply_naming_one_of_a_list_answers_with_the_list(pipeline, rules):
     """The Monty Python lead names the six in one list: a reply naming one is shown as all six; for a
     superlative question ("the most famous member") the reply stays the one the model named."""

@@ -280,6 +280,57 @@ def echoes_question(text: str, question: Question) -> bool:
     return (bool(words) and words <= question.words) or f" {normalize_answer(text)} " in f" {question.normalized} "
 
 
+POSSESSIVE = re.compile(r"['’]s\b")
+# Lower-case words a name may hold between two capitalised ones ("Khanate of Bukhara", "Leonardo da Vinci")
+NAME_JOINS = frozenset("of the de del della di da do dos du la le van von bin ibn al".split())
+REGNAL = re.compile(r"^[IVXL]+$")
+
+
+def question_names(text: str) -> list[str]:
+    """The names a question writes: runs of capitalised words, with :data:`NAME_JOINS` between two of them; a
+    possessive ends one ("Tarkovsky's Mirror" writes two). Its first word is not read (a question starts with a
+    capital)."""
+    names, run = [], []
+    for token in re.findall(r"\w[\w'’-]*", text)[1:] + [""]:
+        owner = POSSESSIVE.search(token)
+        token = POSSESSIVE.sub("", token)
+        if token[:1].isupper():
+            run.append(token)
+        elif run and token.lower() in NAME_JOINS:
+            run.append(token)
+            continue
+        while run and not run[-1][:1].isupper():
+            run.pop()
+        if run and (owner or not token[:1].isupper()):
+            names.append(" ".join(run))
+            run = []
+    return names
+
+
+def _head(name: str) -> str:
+    """A name's head word: its last before "of", a regnal number passed over ("Khanate of Bukhara" -> "Khanate",
+    "Kano State" -> "State", "Andrew II of Hungary" -> "Andrew")."""
+    words = [w for w in name.split(" of ")[0].split() if not REGNAL.match(w)]
+    return normalize_answer(words[-1]) if words else ""
+
+
+def renames_question(text: str, question: Question) -> bool:
+    """``text``, made of the question's words, still names what the question does not: a part of a longer name it
+    writes without that name's head ("Kano" for "the capital of Kano State", "Enlightenment" for "the Age of
+    Enlightenment"; not "Turing" for "Alan Turing"), or two or more of its words in an order it never writes them
+    ("Guatemala City" for "the largest city of Guatemala")."""
+    key = normalize_answer(POSSESSIVE.sub("", text))
+    if not key:
+        return False
+    for name in question_names(question.text):
+        whole = normalize_answer(name)
+        if whole != key and f" {key} " in f" {whole} " and _head(name) not in key.split():
+            return True
+    asked = normalize_answer(POSSESSIVE.sub("", question.text))
+    return (len(content_words(text)) >= 2 and {stem(w) for w in key.split()} <= {stem(w) for w in asked.split()}
+            and f" {key} " not in f" {asked} ")
+
+
 def _proximity(doc, ent, qwords: set[str]) -> float:
     """1 when a question word is next to the entity, falling off with distance in tokens."""
     positions = [t.i for t in doc if stem(t.lower_) in qwords]

@@ -1,8 +1,9 @@
 """Verify: nothing the model says reaches the user unless its passage states it.
 
 An answer must occur in its passage (or a normalised alias of it) and must not merely repeat the
-question. Two checks on the question stay, each kept because, alone, it lowered the wrong readings
-on the frozen test set (docs/experiments/question-shaped-checks.md): a superlative is not answered by a passage that ranks only
+question (a part of a longer name the question writes, or its words in another order, is no repeat:
+:func:`~ambigdemo.stages.answers.renames_question`). Two checks on the question stay, each kept because, alone, it
+lowered the wrong readings on the frozen test set (docs/experiments/question-shaped-checks.md): a superlative is not answered by a passage that ranks only
 with an ordinal (:func:`outranked`), and a year the question names must be stated beside the answer
 (:func:`other_year`).
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ambigdemo.stages.answers import bare_title, echoes_question
+from ambigdemo.stages.answers import bare_title, echoes_question, renames_question
 from ambigdemo.stages.question import NOT_RANKING, YEAR, Question, content_words, stem
 from ambigdemo.text import mentions, names_each, normalize_answer, numbers_as_digits, split_sentences
 from ambigdemo.types import Passage
@@ -22,7 +23,7 @@ ORDINAL = r"(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:
 def rejection(question: Question, answer: str, passage: Passage, least_coverage: float = 0.0) -> str | None:
     """Why ``answer``, read from ``passage``, may not be shown; None when it passes every check.
     ``least_coverage``: the share of the question's words a sentence stating it must hold (:func:`coverage`)."""
-    if echoes_question(answer, question):
+    if echoes_question(answer, question) and not renames_question(answer, question):
         return "repeats the question"
     if not occurs_in(answer, passage):
         return "not in its passage"
