@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ambigdemo.stages.answers import bare_title, echoes_question, renames_question
+from ambigdemo.stages.answers import bare_title, echoes_question, question_names, renames_question
 from ambigdemo.stages.question import NOT_RANKING, YEAR, Question, content_words, stem
 from ambigdemo.text import mentions, names_each, normalize_answer, numbers_as_digits, split_sentences
 from ambigdemo.types import Passage
@@ -23,7 +23,8 @@ ORDINAL = r"(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:
 def rejection(question: Question, answer: str, passage: Passage, least_coverage: float = 0.0) -> str | None:
     """Why ``answer``, read from ``passage``, may not be shown; None when it passes every check.
     ``least_coverage``: the share of the question's words a sentence stating it must hold (:func:`coverage`)."""
-    if echoes_question(answer, question) and not renames_question(answer, question):
+    renamed = renames_question(answer, question) and named_apart(question, answer, passage)
+    if echoes_question(answer, question) and not renamed:
         return "repeats the question"
     if not occurs_in(answer, passage):
         return "not in its passage"
@@ -34,6 +35,22 @@ def rejection(question: Question, answer: str, passage: Passage, least_coverage:
     if other_year(question, answer, passage):
         return "another year"
     return None
+
+
+def named_apart(question: Question, answer: str, passage: Passage) -> bool:
+    """Each name the question writes that shares a word with ``answer`` is written by the passage apart from the
+    answer: the longer name the answer is part of ("Kano State" beside "Kano"), or the name itself outside the answer
+    ("the Republic of Guatemala" beside "Guatemala City"; Benin City's lead writes "Benin" only in "Benin City")."""
+    text = titled(passage)
+    rest = re.sub(re.escape(answer), " ", text, flags=re.I)
+    key = normalize_answer(answer)
+    for name in question_names(question.text):
+        if not content_words(name) & content_words(answer):
+            continue
+        longer = f" {key} " in f" {normalize_answer(name)} "
+        if not mentions(text if longer else rest, name):
+            return False
+    return True
 
 
 def titled(passage: Passage) -> str:
