@@ -547,12 +547,15 @@ def test_an_answer_is_shown_as_its_article_names_it_unless_it_lists_more(pipelin
 
 def test_an_answer_is_not_shown_by_a_name_that_only_repeats_the_question(pipeline):
     """The article's name is not the answer where the question names it: "Georg Ohm", replied from the ohm's lead asked
-    whom it is named after, and "Banda Aceh", from Aceh's asked its capital, stay as replied, not "Ohm" and "Aceh"."""
+    whom it is named after, "Banda Aceh", from Aceh's asked its capital, and "Panama City", from the lead of Panama asked
+    its capital city, stay as replied, not "Ohm", "Aceh" and "Panama"."""
     from ambigdemo.stages.reader.select import shown_as
 
     nlp, passages = pipeline.heuristic.nlp, {p.id: p for p in pipeline.retriever.index.passages}
     assert shown_as(Question.of("Who is the ohm named after?"), "Georg Ohm", passages["Ohm#0"], nlp) == "Georg Ohm"
     assert shown_as(Question.of("What is the capital of Aceh?"), "Banda Aceh", passages["Aceh#0"], nlp) == "Banda Aceh"
+    panama = Question.of("What is the capital city of Panama?")  # "Its capital and largest city is Panama City"
+    assert shown_as(panama, "Panama City", passages["Panama#0"], nlp) == "Panama City"
 
 
 def test_a_part_of_a_name_the_question_writes_is_no_repeat(pipeline):

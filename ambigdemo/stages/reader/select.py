@@ -10,7 +10,7 @@ from typing import NamedTuple
 from ambigdemo.stages.answers import bare_title, echoes_question, is_name_of, same_answer
 from ambigdemo.stages.question import PLACE, Question
 from ambigdemo.stages.reader.recall import parse_reply
-from ambigdemo.stages.reader.verify import in_own_words, occurs_in, ranks, rejection, stating, titled
+from ambigdemo.stages.reader.verify import in_own_words, occurs_in, ranks, rejection, repeats_question, stating, titled
 from ambigdemo.text import list_items, mentions, normalize_answer, split_sentences
 from ambigdemo.types import Answer, Passage
 
@@ -55,10 +55,11 @@ def shown_as(question: Question, answer: str, passage: Passage, nlp) -> str:
     that names the subject: "Rawalpindi and Islamabad" stays whole in Rawalpindi's article), in the passage's spelling,
     with the names listed beside it (:func:`listed_with`) unless the question asks for one ("the largest"); a date
     cut before its year with its year (:func:`with_year`) when nothing else changed it. It never names only what the
-    question does (:func:`~ambigdemo.stages.answers.echoes_question`) where the reply did not: "Georg Ohm" stays whole
-    in the lead of the ohm, asked whom it is named after."""
+    question does (:func:`~ambigdemo.stages.reader.verify.repeats_question`) where the reply did not: "Georg Ohm" stays
+    whole in the lead of the ohm, asked whom it is named after, and "Panama City" in Panama's, asked its capital city
+    (not the lead's title, "Panama")."""
     shown = _named(question, answer, passage, nlp)
-    if shown != answer and echoes_question(shown, question) and not echoes_question(answer, question):
+    if shown != answer and repeats_question(question, shown, passage) and not repeats_question(question, answer, passage):
         shown = surface(answer, passage)
     return with_year(shown, passage, nlp) if shown == answer else shown
 

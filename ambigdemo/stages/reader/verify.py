@@ -23,8 +23,7 @@ ORDINAL = r"(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:
 def rejection(question: Question, answer: str, passage: Passage, least_coverage: float = 0.0) -> str | None:
     """Why ``answer``, read from ``passage``, may not be shown; None when it passes every check.
     ``least_coverage``: the share of the question's words a sentence stating it must hold (:func:`coverage`)."""
-    renamed = renames_question(answer, question) and named_apart(question, answer, passage)
-    if echoes_question(answer, question) and not renamed:
+    if repeats_question(question, answer, passage):
         return "repeats the question"
     if not occurs_in(answer, passage):
         return "not in its passage"
@@ -35,6 +34,14 @@ def rejection(question: Question, answer: str, passage: Passage, least_coverage:
     if other_year(question, answer, passage):
         return "another year"
     return None
+
+
+def repeats_question(question: Question, answer: str, passage: Passage) -> bool:
+    """``answer`` only repeats the question (:func:`~ambigdemo.stages.answers.echoes_question`: "Bolivia" for the
+    capital of Bolivia), unless it names something else the passage writes apart from the question's name
+    (:func:`~ambigdemo.stages.answers.renames_question`, :func:`named_apart`: "Kano" for the capital of Kano State)."""
+    renamed = renames_question(answer, question) and named_apart(question, answer, passage)
+    return echoes_question(answer, question) and not renamed
 
 
 def named_apart(question: Question, answer: str, passage: Passage) -> bool:

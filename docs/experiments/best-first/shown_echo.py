@@ -2,7 +2,7 @@
 
 A record keeps each candidate's shown name as the recording code computed it (``select.shown_as``), and a replay shows
 that name. ``list`` prints every recorded candidate whose recorded name and the one the code on ``PYTHONPATH`` shows
-differ where one of them only repeats its question (``answers.echoes_question``) and its reply does not; ``patch``
+differ where one of them only repeats its question (``verify.repeats_question``) and its reply does not; ``patch``
 writes copies of the records with those names as that code shows them, so that ``in_domain.py --scores`` replays them
 as it would. Run from this release, it shows older records as this release would; run from an older release's
 worktree, it shows this release's records as that release would:
@@ -17,9 +17,9 @@ from pathlib import Path
 
 from ambigdemo.building.train_verifier import records
 from ambigdemo.runtimes.nlp import load_spacy
-from ambigdemo.stages.answers import echoes_question
 from ambigdemo.stages.question import Question
 from ambigdemo.stages.reader.select import shown_as
+from ambigdemo.stages.reader.verify import repeats_question
 from ambigdemo.types import Passage
 
 
@@ -30,10 +30,11 @@ def echoing(record: dict, nlp) -> list[tuple[dict, str]]:
     passages = {p["id"]: Passage(**p) for p in record["passages"]}
     out = []
     for c in record["candidates"]:
-        if not c["shown"] or echoes_question(c["text"], q):
+        passage = passages[c["passage"]] if c["passage"] in passages else None
+        if not c["shown"] or passage is None or repeats_question(q, c["text"], passage):
             continue
-        now = shown_as(q, c["text"], passages[c["passage"]], nlp)
-        if now != c["shown"] and (echoes_question(c["shown"], q) or echoes_question(now, q)):
+        now = shown_as(q, c["text"], passage, nlp)
+        if now != c["shown"] and (repeats_question(q, c["shown"], passage) or repeats_question(q, now, passage)):
             out.append((c, now))
     return out
 
