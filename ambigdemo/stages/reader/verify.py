@@ -40,8 +40,9 @@ def repeats_question(question: Question, answer: str, passage: Passage) -> bool:
     """``answer`` only repeats the question (:func:`~ambigdemo.stages.answers.echoes_question`: "Bolivia" for the
     capital of Bolivia), unless it names something else the passage writes apart from the question's name
     (:func:`~ambigdemo.stages.answers.renames_question`, :func:`named_apart`: "Kano" for the capital of Kano State)."""
-    renamed = renames_question(answer, question) and named_apart(question, answer, passage)
-    return echoes_question(answer, question) and not renamed
+    if not echoes_question(answer, question):
+        return False
+    return not (renames_question(answer, question) and named_apart(question, answer, passage))
 
 
 def named_apart(question: Question, answer: str, passage: Passage) -> bool:
