@@ -453,6 +453,30 @@ def test_a_list_s_other_names_are_read_from_the_parse_where_the_entity_tags_miss
                        pipeline.heuristic.nlp) == []
 
 
+def test_a_question_that_asks_for_one_thing_reads_no_other_names_of_its_reply_s_list(pipeline):
+    """A singular "which" or "what" phrase asks for one thing (:func:`select.asks_one`): the other cities of the list
+    Bukhara is named in are read for a plural question, not for the one city that became the capital. "Who" does
+    not say how many are asked for, a plural verb makes a phrase plural, and a "do" before its subject does not."""
+    from ambigdemo.stages.reader.select import asks_one, other_names
+
+    passage = Passage("Khanate of Bukhara#0", "Khanate of Bukhara", "Muhammad Shaybani, grandson of the steppe ruler "
+                      "Abu'l Khayr Khan, conquered the major cities of Mawarannahr (Transoxiana) – Balkh, Bukhara, Samarkand, "
+                      "and Tashkent – and established his rule in the region. In its earliest years, the Khanate was "
+                      "alternately governed from each of these cities before Abdullah Khan II established Bukhara as its "
+                      "permanent capital by 1562.")
+    nlp = pipeline.heuristic.nlp
+    plural = Question.of("Which cities did Muhammad Shaybani conquer in Mawarannahr?")
+    assert {"Balkh", "Samarkand", "Tashkent"} <= set(other_names(plural, "Bukhara", passage, nlp))
+    one = Question.of("Which city became the permanent capital of the Khanate of Bukhara?")
+    assert other_names(one, "Bukhara", passage, nlp) == []
+    asked = {q: asks_one(Question.of(q), nlp) for q in (
+        "What language do the Maasai speak?", "Which fish make up the family Coryphaenidae?", "Which city-states formed "
+        "the Aztec Empire?", "Who founded Nirvana?", "What is the capital of Chad?", "Which of the Great Lakes is deepest?")}
+    assert asked == {"What language do the Maasai speak?": True, "Which fish make up the family Coryphaenidae?": False,
+                     "Which city-states formed the Aztec Empire?": False, "Who founded Nirvana?": False,
+                     "What is the capital of Chad?": False, "Which of the Great Lakes is deepest?": True}
+
+
 def test_a_reply_its_passage_states_only_apart_is_read_as_its_names(pipeline):
     """"Bill Gates and Paul Allen" is not in a passage that names the two in two sentences: each name it grounds is read as a
     name of the reply's list (:func:`select.stated_apart`); a name it does not ground, a measure or a ranking

@@ -195,9 +195,10 @@ def other_names(question: Question, answer: str, passage: Passage, nlp) -> list[
     names of the list a reply's ``answer`` is named in (:func:`siblings`, :func:`coordinated`, then
     :func:`written_list`), each that its passage grounds and once ("spirits of salt" before the parse's "spirits"); for
     a reply the passage states only apart, the names it coordinates (:func:`stated_apart`).
-    None when the question ranks and asks for one ("the largest", "the fourth", "the first"; :func:`asks_several`), or
-    when the passage does not ground the answer or its names."""
-    if ranks(question.text) and not asks_several(question, nlp):
+    None when the question asks for one (:func:`asks_one`: a list's other names are other things than the one asked
+    for, "Tashkent" and "Samarkand" beside "Bukhara" for the city that became a khanate's capital), or when the passage
+    does not ground the answer or its names."""
+    if asks_one(question, nlp):
         return []
     if rejection(question, answer, passage) is not None:
         return stated_apart(question, answer, passage)
@@ -228,6 +229,34 @@ def asks_several(question: Question, nlp) -> bool:
         if token.pos_ in ("AUX", "VERB"):
             return token.lower_ in PLURAL_COPULA
     return False
+
+
+def asks_one(question: Question, nlp) -> bool:
+    """Whether the question asks for one thing: it ranks and does not ask for several ("the largest", "the fourth",
+    "the first"; :func:`asks_several`), or its "which" or "what" phrase is singular (:func:`_singular_phrase`).
+    False without ``nlp``."""
+    if nlp is None:
+        return False
+    return (bool(ranks(question.text)) and not asks_several(question, nlp)) or _singular_phrase(nlp(question.text))
+
+
+def _singular_phrase(doc) -> bool:
+    """Whether the phrase a "which" or "what" opens is singular: each noun of it ("Which city became ...", "What
+    language do the Maasai speak?"), and no plural verb agrees with it after ("Which fish make up ..."; a "do" before
+    its subject agrees with that subject). False for a plural noun ("Which city-states ...", "What keyboard
+    instruments ..."), no noun ("What is ...", "Which of ..."), and other question words: "who", "where" and "when"
+    do not say how many are asked for ("Who founded ..." may be two)."""
+    wh = next((t for t in doc if t.tag_ in ("WDT", "WP") and t.lower_ in ("which", "what")), None)
+    nouns, after = [], None
+    for token in doc[wh.i + 1 :] if wh is not None else ():
+        if token.pos_ in ("NOUN", "PROPN"):
+            nouns.append(token)
+        elif token.pos_ != "ADJ" and token.tag_ != "HYPH":
+            after = token
+            break
+    if not nouns or any("Plur" in t.morph.get("Number") for t in nouns):
+        return False
+    return after is None or not ((after.tag_ == "VBP" and after.lower_ != "do") or after.lower_ in PLURAL_COPULA)
 
 
 def stated_apart(question: Question, answer: str, passage: Passage) -> list[str]:
