@@ -3,7 +3,9 @@
 For each recorded question (``record_reading``) and each passage read with a likeliest reply: the names
 ``other_names`` gives that reply now, against the names recorded as its passage's siblings. Prints each question that
 differs, with the names it gains (``+`` when one names a gold reading) and loses, then the count; writes
-``{set: [question, ...]}`` to ``--out`` for ``reread.py`` to read again as the app now reads them.
+``{set: [question, ...]}`` to ``--out`` for ``reread.py`` to read again as the app now reads them. With ``--lost-only``
+only the questions that now read no other names where their records hold some are written (a change that stops
+reading lists, apart from any other drift of the list readers since the records were made).
 
     PYTHONPATH=. python docs/experiments/best-first/siblings_touched.py docs/results/verifier-1.5b/sets/*.jsonl --out /tmp/touched.json
 """
@@ -45,12 +47,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("records", nargs="+", type=Path)
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--lost-only", action="store_true", help="only questions whose every difference loses names and gains none")
     args = ap.parse_args()
     nlp = load_spacy()
     found: dict[str, list[str]] = {}
     for path in args.records:
         for record in records(path):
             changed = differences(record, nlp)
+            if args.lost_only and any(gained for gained, _ in changed):
+                changed = []
             if changed:
                 found.setdefault(path.stem, []).append(record["question"])
             for gained, lost in changed:
