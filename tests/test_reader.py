@@ -475,6 +475,7 @@ def test_a_question_that_asks_for_one_thing_reads_no_other_names_of_its_reply_s_
     assert asked == {"What language do the Maasai speak?": True, "Which fish make up the family Coryphaenidae?": False,
                      "Which city-states formed the Aztec Empire?": False, "Who founded Nirvana?": False,
                      "What is the capital of Chad?": False, "Which of the Great Lakes is deepest?": True}
+    assert asks_one(Question.of("What is the largest city in Chad?"), None) and not asks_one(one, None)
 
 
 def test_a_reply_its_passage_states_only_apart_is_read_as_its_names(pipeline):

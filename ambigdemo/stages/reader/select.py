@@ -234,16 +234,16 @@ def asks_several(question: Question, nlp) -> bool:
 def asks_one(question: Question, nlp) -> bool:
     """Whether the question asks for one thing: it ranks and does not ask for several ("the largest", "the fourth",
     "the first"; :func:`asks_several`), or its "which" or "what" phrase is singular (:func:`_singular_phrase`).
-    False without ``nlp``."""
+    Without ``nlp``, whether it ranks."""
     if nlp is None:
-        return False
+        return bool(ranks(question.text))
     return (bool(ranks(question.text)) and not asks_several(question, nlp)) or _singular_phrase(nlp(question.text))
 
 
 def _singular_phrase(doc) -> bool:
-    """Whether the phrase a "which" or "what" opens is singular: each noun of it ("Which city became ...", "What
-    language do the Maasai speak?"), and no plural verb agrees with it after ("Which fish make up ..."; a "do" before
-    its subject agrees with that subject). False for a plural noun ("Which city-states ...", "What keyboard
+    """Whether the phrase a "which" or "what" opens is singular: every noun of it singular ("Which city became ...",
+    "What language do the Maasai speak?"), and no plural verb agreeing with it after ("Which fish make up ..."; a "do"
+    before its subject agrees with that subject). False for a plural noun ("Which city-states ...", "What keyboard
     instruments ..."), no noun ("What is ...", "Which of ..."), and other question words: "who", "where" and "when"
     do not say how many are asked for ("Who founded ..." may be two)."""
     wh = next((t for t in doc if t.tag_ in ("WDT", "WP") and t.lower_ in ("which", "what")), None)
